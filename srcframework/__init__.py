@@ -1,0 +1,16 @@
+"""srcframework: question answering when the question does not arrive as clean text.
+
+Importing the package registers its AllenNLP components (readers, encoders, span heads, models,
+predictors, metrics, subcommands) and applies `srcframework.compat`.
+"""
+from srcframework import compat
+
+compat.apply()
+
+from srcframework import config_defaults  # noqa: E402
+
+config_defaults.export()
+
+from srcframework import commands, data, metrics, models, modules, predictors  # noqa: E402,F401
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+from srcframework.commands.squad_eval import SquadEval

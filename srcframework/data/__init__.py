@@ -1,0 +1,1 @@
+from srcframework.data import dataset_readers, tokenizers

@@ -1,0 +1,1 @@
+from srcframework.data.dataset_readers.squad import SquadReader

@@ -1,0 +1,153 @@
+import logging
+from collections import Counter
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from allennlp.common.file_utils import cached_path
+from allennlp.data import DatasetReader, Instance
+from allennlp.data.fields import IndexField, MetadataField, TextField
+from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenIndexer
+from allennlp.data.tokenizers import Token, Tokenizer
+
+from srcframework.data.squad_file import iter_questions, load_squad_json
+from srcframework.data.tokenizers.blank_spacy import BlankSpacyTokenizer
+
+logger = logging.getLogger(__name__)
+
+
+def char_span_to_token_span(offsets: List[Tuple[int, int]], start: int, end: int) -> Tuple[int, int]:
+    """Smallest inclusive token span covering characters [start, end); (-1, -1) when none does."""
+    first = next((i for i, (s, e) in enumerate(offsets) if e > start), -1)
+    last = next((i for i in range(len(offsets) - 1, -1, -1) if offsets[i][0] < end), -1)
+    if first == -1 or last < first:
+        return -1, -1
+    return first, last
+
+
+@DatasetReader.register("squad_v1")
+class SquadReader(DatasetReader):
+    """
+    Reads SQuAD v1.1-format JSON (SQuAD, XQuAD, the NoiseQA challenge sets) into instances with a
+    `context` TextField, a `question` TextField, inclusive `span_start`/`span_end` token indices of
+    the first answer, and `metadata` (question id, question text, any `original_question`, every
+    answer, context offsets, and any extra per-question fields of the file).
+
+    Bad input raises a `DatasetError` that names the file and the question id. Nothing is dropped
+    silently: every skip is counted and logged with its reason.
+
+    # Parameters
+
+    tokenizer : `Tokenizer`, optional (default = `blank_spacy`)
+        Used for contexts and questions; must set token offsets. The default needs no download.
+    token_indexers : `Dict[str, TokenIndexer]`, optional (default = `{"tokens": single_id}`)
+    passage_length_limit : `int`, optional
+        Contexts are cut to this many tokens. A question whose answer lies past the cut is skipped
+        (and counted), so use it for training data only.
+    question_length_limit : `int`, optional
+        Questions are cut to this many tokens.
+    skip_invalid : `bool`, optional (default = `False`)
+        Skip (and count) invalid questions instead of raising.
+    exclude_question_ids_from : `str`, optional
+        A SQuAD-format file; questions whose ids appear in it are left out (and counted). Used to
+        hold XQuAD's paragraphs out of SQuAD dev.
+    """
+
+    def __init__(
+        self,
+        tokenizer: Optional[Tokenizer] = None,
+        token_indexers: Optional[Dict[str, TokenIndexer]] = None,
+        passage_length_limit: Optional[int] = None,
+        question_length_limit: Optional[int] = None,
+        skip_invalid: bool = False,
+        exclude_question_ids_from: Optional[str] = None,
+        **kwargs,
+    ) -> None:
+        super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
+        self._tokenizer = tokenizer or BlankSpacyTokenizer()
+        self._token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
+        self.passage_length_limit = passage_length_limit
+        self.question_length_limit = question_length_limit
+        self.skip_invalid = skip_invalid
+        self.exclude_question_ids_from = exclude_question_ids_from
+        self.last_skipped: Counter = Counter()
+
+    def _excluded_ids(self) -> set:
+        if not self.exclude_question_ids_from:
+            return set()
+        path = cached_path(self.exclude_question_ids_from)
+        return {q.qid for q in iter_questions(path, skip_invalid=True)}
+
+    def _read(self, file_path: str) -> Iterable[Instance]:
+        local_path = cached_path(file_path)
+        dataset = load_squad_json(local_path)
+        excluded = self._excluded_ids()
+        skipped: Counter = Counter()
+        last_context, context_tokens = None, None
+        kept = 0
+        questions = iter_questions(file_path, dataset, self.skip_invalid, skipped)
+        for question in self.shard_iterable(questions):
+            if question.qid in excluded:
+                skipped["id listed in exclude_question_ids_from"] += 1
+                continue
+            if question.context is not last_context:
+                last_context, context_tokens = question.context, self._tokenizer.tokenize(question.context)
+            instance = self.text_to_instance(
+                question.question,
+                question.context,
+                question.answers,
+                question.answer_starts,
+                question_id=question.qid,
+                context_tokens=context_tokens,
+                extra=dict(question.extra, title=question.title),
+            )
+            if instance is None:
+                skipped["answer lies beyond passage_length_limit"] += 1
+                continue
+            kept += 1
+            yield instance
+        self.last_skipped = skipped
+        if skipped:
+            reasons = "; ".join(f"{n} {reason}" for reason, n in skipped.most_common())
+            logger.warning("%s: read %d questions, skipped %d (%s)", file_path, kept, sum(skipped.values()), reasons)
+        else:
+            logger.info("%s: read %d questions", file_path, kept)
+
+    def text_to_instance(  # type: ignore
+        self,
+        question: str,
+        context: str,
+        answers: Optional[List[str]] = None,
+        answer_starts: Optional[List[int]] = None,
+        question_id: Optional[str] = None,
+        context_tokens: Optional[List[Token]] = None,
+        extra: Optional[dict] = None,
+    ) -> Optional[Instance]:
+        context_tokens = context_tokens if context_tokens is not None else self._tokenizer.tokenize(context)
+        if self.passage_length_limit is not None:
+            context_tokens = context_tokens[: self.passage_length_limit]
+        question_tokens = self._tokenizer.tokenize(question)
+        if self.question_length_limit is not None:
+            question_tokens = question_tokens[: self.question_length_limit]
+        offsets = [(t.idx, t.idx_end) for t in context_tokens]
+        fields = {
+            "context": TextField(context_tokens, self._token_indexers),
+            "question": TextField(question_tokens, self._token_indexers),
+        }
+        answers = answers or []
+        if answers and answer_starts:
+            start, end = char_span_to_token_span(offsets, answer_starts[0], answer_starts[0] + len(answers[0]))
+            if start < 0:
+                return None
+            fields["span_start"] = IndexField(start, fields["context"])
+            fields["span_end"] = IndexField(end, fields["context"])
+        extra = dict(extra or {})
+        metadata = {
+            "id": question_id,
+            "question": question,
+            "original_question": extra.pop("original_question", None),
+            "context": context,
+            "context_offsets": offsets,
+            "answers": answers,
+            "extra": extra,
+        }
+        fields["metadata"] = MetadataField(metadata)
+        return Instance(fields)

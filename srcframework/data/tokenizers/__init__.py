@@ -1,0 +1,1 @@
+from srcframework.data.tokenizers.blank_spacy import BlankSpacyTokenizer

@@ -1,0 +1,1 @@
+from srcframework.models.span_qa import SpanQA

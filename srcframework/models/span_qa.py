@@ -1,0 +1,109 @@
+from typing import Any, Dict, List, Optional
+
+import torch
+from allennlp.data import TextFieldTensors, Vocabulary
+from allennlp.models import Model
+from allennlp.nn import InitializerApplicator, RegularizerApplicator
+from allennlp.training.metrics import BooleanAccuracy, CategoricalAccuracy
+
+from srcframework.metrics.squad_em_f1 import SquadEmAndF1
+from srcframework.modules.field_encoders.field_encoder import FieldEncoder
+from srcframework.modules.span_heads.span_head import SpanHead
+
+
+@Model.register("span_qa")
+class SpanQA(Model):
+    """
+    Extractive QA as encoders + a span head: the context and the question are encoded separately
+    (each by a `FieldEncoder`, so either can be text or audio) and a `SpanHead` picks the answer
+    span of the context. With the `text` encoder and the `bi_attention` head this is BiDAF.
+
+    # Parameters
+
+    vocab : `Vocabulary`
+    context_encoder : `FieldEncoder`
+        Encodes the `context` field.
+    span_head : `SpanHead`
+    question_encoder : `FieldEncoder`, optional
+        Encodes the `question` field. When omitted, the context encoder is used with the same
+        weights (BiDAF's setting).
+    initializer : `InitializerApplicator`, optional
+    regularizer : `RegularizerApplicator`, optional
+    """
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        context_encoder: FieldEncoder,
+        span_head: SpanHead,
+        question_encoder: Optional[FieldEncoder] = None,
+        initializer: InitializerApplicator = InitializerApplicator(),
+        regularizer: Optional[RegularizerApplicator] = None,
+        **kwargs,
+    ) -> None:
+        super().__init__(vocab, regularizer, **kwargs)
+        self.context_encoder = context_encoder
+        self.question_encoder = question_encoder
+        self.span_head = span_head
+        for name, encoder in (("context", context_encoder), ("question", question_encoder)):
+            if encoder is not None and encoder.get_output_dim() != span_head.get_input_dim():
+                raise ValueError(
+                    f"{name}_encoder output size {encoder.get_output_dim()} != span_head input size "
+                    f"{span_head.get_input_dim()}"
+                )
+        self._start_accuracy = CategoricalAccuracy()
+        self._end_accuracy = CategoricalAccuracy()
+        self._span_accuracy = BooleanAccuracy()
+        self._squad = SquadEmAndF1()
+        self._decoded_batches = 0
+        initializer(self)
+
+    def forward(  # type: ignore
+        self,
+        context: TextFieldTensors,
+        question: Any,
+        span_start: Optional[torch.LongTensor] = None,
+        span_end: Optional[torch.LongTensor] = None,
+        metadata: Optional[List[Dict[str, Any]]] = None,
+    ) -> Dict[str, torch.Tensor]:
+        context_encoded, context_mask = self.context_encoder(context)
+        question_encoder = self.question_encoder or self.context_encoder
+        question_encoded, question_mask = question_encoder(question)
+        if span_start is not None:
+            span_start, span_end = span_start.view(-1), span_end.view(-1)
+        output = self.span_head(context_encoded, context_mask, question_encoded, question_mask, span_start, span_end)
+        if "best_span" in output:
+            self._decoded_batches += 1
+        if "best_span" in output and span_start is not None:
+            self._start_accuracy(output["span_start_logits"], span_start, context_mask)
+            self._end_accuracy(output["span_end_logits"], span_end, context_mask)
+            self._span_accuracy(output["best_span"], torch.stack([span_start, span_end], -1))
+        if "best_span" in output and metadata is not None:
+            spans = output["best_span"].tolist()
+            output["best_span_str"] = []
+            output["id"] = []
+            for (start, end), meta in zip(spans, metadata):
+                offsets = meta["context_offsets"]
+                answer = meta["context"][offsets[start][0] : offsets[end][1]] if offsets else ""
+                output["best_span_str"].append(answer)
+                output["id"].append(meta["id"])
+                self._squad(answer, meta.get("answers") or [])
+        return output
+
+    def get_metrics(self, reset: bool = False) -> Dict[str, float]:
+        """Span accuracies and SQuAD EM/F1 (0-1) of the decoded batches; spans are decoded only
+        outside training, so training reports its loss alone."""
+        if not self._decoded_batches:
+            return {}
+        if reset:
+            self._decoded_batches = 0
+        squad = self._squad.get_metric(reset)
+        return {
+            "start_acc": self._start_accuracy.get_metric(reset),
+            "end_acc": self._end_accuracy.get_metric(reset),
+            "span_acc": self._span_accuracy.get_metric(reset),
+            "em": squad["em"],
+            "f1": squad["f1"],
+        }
+
+    default_predictor = "span_qa"

@@ -1,0 +1,2 @@
+from srcframework.modules.field_encoders.field_encoder import FieldEncoder
+from srcframework.modules.field_encoders.text import TextFieldEncoder

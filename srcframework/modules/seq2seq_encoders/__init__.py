@@ -1,0 +1,1 @@
+from srcframework.modules.seq2seq_encoders.padded_bilstm import PaddedBiLstm

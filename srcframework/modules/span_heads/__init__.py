@@ -1,0 +1,2 @@
+from srcframework.modules.span_heads.span_head import SpanHead
+from srcframework.modules.span_heads.bi_attention import BiAttentionSpanHead

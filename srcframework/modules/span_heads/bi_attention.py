@@ -1,0 +1,102 @@
+from typing import Dict, Optional
+
+import torch
+
+from srcframework.modules.seq2seq_encoders.padded_bilstm import PaddedBiLstm
+from srcframework.modules.span_heads.span_head import SpanHead
+from srcframework.modules.span_heads.span_ops import best_span, mask_logits, span_loss
+
+
+@SpanHead.register("bi_attention")
+class BiAttentionSpanHead(SpanHead):
+    """
+    BiDAF's attention flow, modelling and output layers (Seo et al., 2017) over any pair of
+    context (B x m x d) and question (B x n x d) encodings.
+
+    - similarity S_ij = w . [c_i; q_j; c_i * q_j] (computed without building B x m x n x 3d);
+    - context-to-question attention c~ = softmax_j(S) q, question-to-context attention
+      h~ = softmax_i(max_j S) c;
+    - G = [c; c~; c * c~; c * h~] (B x m x 4d);
+    - M = BiLSTM(G) with `modeling_layers` layers; start logits = w1 . [G; M];
+    - M2 = BiLSTM(M); end logits = w2 . [G; M2];
+    - best span with start <= end < start + `max_span_length`; loss = CE(start) + CE(end).
+
+    # Parameters
+
+    input_dim : `int`
+        d, the size of each context and question encoding vector (2 x the phrase LSTM's hidden size
+        for BiDAF).
+    modeling_dim : `int`, optional (default = `input_dim // 2`)
+        Hidden size, per direction, of the modelling and span-end BiLSTMs.
+    modeling_layers : `int`, optional (default = `2`)
+    dropout : `float`, optional (default = `0.2`)
+        Dropout on the inputs of each LSTM and of the output layers.
+    max_span_length : `int`, optional (default = `30`)
+        Longest span, in tokens, that decoding may return; 0 means no limit.
+    """
+
+    def __init__(
+        self,
+        input_dim: int,
+        modeling_dim: Optional[int] = None,
+        modeling_layers: int = 2,
+        dropout: float = 0.2,
+        max_span_length: int = 30,
+    ) -> None:
+        super().__init__()
+        self.input_dim = input_dim
+        modeling_dim = modeling_dim or input_dim // 2
+        self.max_span_length = max_span_length
+        self.similarity = torch.nn.Linear(3 * input_dim, 1)
+        self.modeling = PaddedBiLstm(4 * input_dim, modeling_dim, modeling_layers, dropout)
+        self.span_end = PaddedBiLstm(2 * modeling_dim, modeling_dim)
+        self.start_output = torch.nn.Linear(4 * input_dim + 2 * modeling_dim, 1)
+        self.end_output = torch.nn.Linear(4 * input_dim + 2 * modeling_dim, 1)
+        self.dropout = torch.nn.Dropout(dropout)
+
+    def get_input_dim(self) -> int:
+        return self.input_dim
+
+    def similarity_matrix(self, context: torch.Tensor, question: torch.Tensor) -> torch.Tensor:
+        d = self.input_dim
+        w = self.similarity.weight.view(-1)
+        s_context = context @ w[:d]
+        s_question = question @ w[d : 2 * d]
+        s_product = (context * w[2 * d :]) @ question.transpose(1, 2)
+        return s_product + s_context.unsqueeze(2) + s_question.unsqueeze(1) + self.similarity.bias
+
+    def forward(  # type: ignore
+        self,
+        context: torch.Tensor,
+        context_mask: torch.BoolTensor,
+        question: torch.Tensor,
+        question_mask: torch.BoolTensor,
+        span_start: Optional[torch.LongTensor] = None,
+        span_end: Optional[torch.LongTensor] = None,
+    ) -> Dict[str, torch.Tensor]:
+        if context.size(-1) != self.input_dim or question.size(-1) != self.input_dim:
+            raise ValueError(
+                f"bi_attention head expects encodings of size {self.input_dim}, got context "
+                f"{tuple(context.shape)} and question {tuple(question.shape)}"
+            )
+        similarity = self.similarity_matrix(context, question)
+        c2q = torch.softmax(mask_logits(similarity, question_mask.unsqueeze(1)), dim=-1)
+        attended_question = c2q @ question
+        max_similarity = mask_logits(similarity, question_mask.unsqueeze(1)).max(dim=-1).values
+        q2c = torch.softmax(mask_logits(max_similarity, context_mask), dim=-1)
+        attended_context = (q2c.unsqueeze(1) @ context).expand_as(context)
+        merged = torch.cat(
+            [context, attended_question, context * attended_question, context * attended_context], dim=-1
+        )
+        modeled = self.modeling(self.dropout(merged), context_mask)
+        end_modeled = self.span_end(self.dropout(modeled), context_mask)
+        start_logits = self.start_output(self.dropout(torch.cat([merged, modeled], -1))).squeeze(-1)
+        end_logits = self.end_output(self.dropout(torch.cat([merged, end_modeled], -1))).squeeze(-1)
+        start_logits = mask_logits(start_logits, context_mask)
+        end_logits = mask_logits(end_logits, context_mask)
+        output = {"span_start_logits": start_logits, "span_end_logits": end_logits}
+        if not self.training:
+            output["best_span"] = best_span(start_logits, end_logits, self.max_span_length)
+        if span_start is not None and span_end is not None:
+            output["loss"] = span_loss(start_logits, end_logits, context_mask, span_start, span_end)
+        return output

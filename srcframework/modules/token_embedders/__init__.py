@@ -1,0 +1,1 @@
+from srcframework.modules.token_embedders.glove import GloveEmbedding

@@ -1,0 +1,1 @@
+from srcframework.predictors.span_qa import SpanQAPredictor

@@ -1,0 +1,70 @@
+import json
+import os
+from typing import Optional
+
+from allennlp.common.util import JsonDict, sanitize
+from allennlp.data import DatasetReader, Instance
+from allennlp.models import Model
+from allennlp.predictors import Predictor
+
+
+@Predictor.register("span_qa")
+class SpanQAPredictor(Predictor):
+    """
+    Answers `{"context": ..., "question": ..., "id": ...}` JSON lines (or, with
+    `--use-dataset-reader`, the instances of a SQuAD file). Each output line holds `id`,
+    `question` and `best_span_str`.
+
+    # Parameters
+
+    model : `Model`
+    dataset_reader : `DatasetReader`
+        Must offer `text_to_instance(question, context, question_id=...)`, as `squad_v1` does.
+    official_predictions_file : `str`, optional
+        Also write the official SQuAD predictions format `{qid: answer}` to this file. The file is
+        valid JSON after every prediction (each new entry is written before the closing brace).
+    frozen : `bool`, optional (default = `True`)
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        dataset_reader: DatasetReader,
+        official_predictions_file: Optional[str] = None,
+        frozen: bool = True,
+    ) -> None:
+        super().__init__(model, dataset_reader, frozen)
+        self._official = None
+        if official_predictions_file:
+            self._official = open(official_predictions_file, "w+b")
+            self._official.write(b"{}")
+            self._official.flush()
+            self._official_count = 0
+
+    def _json_to_instance(self, json_dict: JsonDict) -> Instance:
+        for key in ("context", "question"):
+            if not isinstance(json_dict.get(key), str) or not json_dict[key].strip():
+                raise ValueError(f"each input line needs a non-empty string {key!r}; got keys {sorted(json_dict)}")
+        return self._dataset_reader.text_to_instance(
+            json_dict["question"], json_dict["context"], question_id=json_dict.get("id")
+        )
+
+    def _write_official(self, qid: str, answer: str) -> None:
+        handle = self._official
+        handle.seek(-1, os.SEEK_END)
+        separator = ", " if self._official_count else ""
+        entry = f"{separator}{json.dumps(qid)}: {json.dumps(answer, ensure_ascii=False)}}}"
+        handle.write(entry.encode("utf-8"))
+        handle.truncate()
+        handle.flush()
+        self._official_count += 1
+
+    def dump_line(self, outputs: JsonDict) -> str:
+        line = {
+            "id": outputs.get("id"),
+            "best_span_str": outputs.get("best_span_str"),
+            "best_span": outputs.get("best_span"),
+        }
+        if self._official is not None and line["id"] is not None:
+            self._write_official(line["id"], line["best_span_str"])
+        return json.dumps(sanitize(line), ensure_ascii=False) + "\n"
