@@ -9,12 +9,13 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-$(STAMP): setup.py requirements.txt Makefile
+$(STAMP): setup.py requirements.txt requirements-bench.txt Makefile
 	@bash scripts/install_system_deps.sh
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip wheel "setuptools<81"
 	$(PY) -m pip install -q -r requirements.txt
 	$(PY) -m pip install -q --no-deps allennlp==2.10.1 allennlp-models==2.10.1
+	$(PY) -m pip install -q -r requirements-bench.txt
 	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 

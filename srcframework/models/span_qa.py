@@ -75,8 +75,8 @@ class SpanQA(Model):
         if "best_span" in output:
             self._decoded_batches += 1
         if "best_span" in output and span_start is not None:
-            self._start_accuracy(output["span_start_logits"], span_start, context_mask)
-            self._end_accuracy(output["span_end_logits"], span_end, context_mask)
+            self._start_accuracy(output["span_start_logits"], span_start)
+            self._end_accuracy(output["span_end_logits"], span_end)
             self._span_accuracy(output["best_span"], torch.stack([span_start, span_end], -1))
         if "best_span" in output and metadata is not None:
             spans = output["best_span"].tolist()

@@ -8,6 +8,7 @@ from allennlp.data.fields import IndexField, MetadataField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token, Tokenizer
 
+from srcframework.data.errors import DatasetError
 from srcframework.data.squad_file import iter_questions, load_squad_json
 from srcframework.data.tokenizers.blank_spacy import BlankSpacyTokenizer
 
@@ -77,7 +78,10 @@ class SquadReader(DatasetReader):
         return {q.qid for q in iter_questions(path, skip_invalid=True)}
 
     def _read(self, file_path: str) -> Iterable[Instance]:
-        local_path = cached_path(file_path)
+        try:
+            local_path = cached_path(file_path)
+        except FileNotFoundError:
+            raise DatasetError(file_path, "file not found") from None
         dataset = load_squad_json(local_path)
         excluded = self._excluded_ids()
         skipped: Counter = Counter()

@@ -50,8 +50,9 @@ class BiAttentionSpanHead(SpanHead):
         self.similarity = torch.nn.Linear(3 * input_dim, 1)
         self.modeling = PaddedBiLstm(4 * input_dim, modeling_dim, modeling_layers, dropout)
         self.span_end = PaddedBiLstm(2 * modeling_dim, modeling_dim)
-        self.start_output = torch.nn.Linear(4 * input_dim + 2 * modeling_dim, 1)
-        self.end_output = torch.nn.Linear(4 * input_dim + 2 * modeling_dim, 1)
+        # no bias: a constant shift of every logit leaves the softmax unchanged
+        self.start_output = torch.nn.Linear(4 * input_dim + 2 * modeling_dim, 1, bias=False)
+        self.end_output = torch.nn.Linear(4 * input_dim + 2 * modeling_dim, 1, bias=False)
         self.dropout = torch.nn.Dropout(dropout)
 
     def get_input_dim(self) -> int:

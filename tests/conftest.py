@@ -1,0 +1,20 @@
+import os
+from pathlib import Path
+
+import pytest
+
+import srcframework  # noqa: F401  (registers the components)
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+os.chdir(ROOT)  # configs name data relative to the repository root
+
+
+def shared_file(relative: str) -> Path:
+    """A file of ../shared/data, or a skip with the reason where that folder is absent."""
+    path = SHARED_DATA / relative
+    if not path.exists():
+        pytest.skip(f"{path} not found: the shared data folder is not beside this checkout")
+    return path
