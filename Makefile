@@ -4,6 +4,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 ALLENNLP := $(VENV)/bin/allennlp
 STAMP := $(VENV)/.installed
+# allennlp-models (the benchmarks' baseline) lives apart from the runtime packages
+BENCH_SITE := $(VENV)/bench-site
 
 .PHONY: install system-deps demo test bench clean-venv
 
@@ -14,8 +16,8 @@ $(STAMP): setup.py requirements.txt requirements-bench.txt Makefile
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip wheel "setuptools<81"
 	$(PY) -m pip install -q -r requirements.txt
-	$(PY) -m pip install -q --no-deps allennlp==2.10.1 allennlp-models==2.10.1
-	$(PY) -m pip install -q -r requirements-bench.txt
+	$(PY) -m pip install -q --no-deps allennlp==2.10.1
+	$(PY) -m pip install -q --no-deps --upgrade --target $(BENCH_SITE) -r requirements-bench.txt
 	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
@@ -30,7 +32,7 @@ test: install
 	$(PY) -m pytest -q tests
 
 bench: install
-	$(PY) benchmarks/train_throughput.py
+	PYTHONPATH=$(BENCH_SITE) $(PY) benchmarks/train_throughput.py
 
 clean-venv:
 	rm -rf $(VENV)

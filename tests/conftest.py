@@ -18,3 +18,13 @@ def shared_file(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} not found: the shared data folder is not beside this checkout")
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_archive(tmp_path_factory):
+    """model.tar.gz of the tiny BiDAF fixture config, trained once per test session."""
+    from allennlp.commands.train import train_model_from_file
+
+    serialization_dir = tmp_path_factory.mktemp("tiny_bidaf")
+    train_model_from_file(str(FIXTURES / "bidaf_tiny.jsonnet"), str(serialization_dir), force=True)
+    return serialization_dir / "model.tar.gz"

@@ -1,0 +1,40 @@
+import json
+import os
+
+import _jsonnet
+
+from srcframework import config_defaults
+from tests.conftest import ROOT
+
+
+def test_defaults_fill_unset_variables_only(monkeypatch):
+    monkeypatch.delenv("SQUAD_TRAIN", raising=False)
+    monkeypatch.setenv("SQUAD_DEV", "/local/dev.json")
+    values = config_defaults.export()
+    assert values["SQUAD_TRAIN"].startswith("https://rajpurkar.github.io/")
+    assert os.environ["SQUAD_DEV"] == "/local/dev.json"
+
+
+def evaluate(name, **overrides):
+    env = dict(os.environ, **config_defaults.DEFAULTS)
+    env.update(overrides)
+    return json.loads(_jsonnet.evaluate_file(str(ROOT / "training_configs" / name), ext_vars=env))
+
+
+def test_paper_config_uses_official_urls_and_overrides():
+    config = evaluate("bidaf.jsonnet")
+    assert config["train_data_path"] == "https://rajpurkar.github.io/SQuAD-explorer/dataset/train-v1.1.json"
+    assert config["model"]["span_head"]["type"] == "bi_attention"
+    local = evaluate("bidaf.jsonnet", SQUAD_TRAIN="/x/train.json", GLOVE="/x/glove.100d.txt", GLOVE_DIM="100")
+    assert local["train_data_path"] == "/x/train.json"
+    text = local["model"]["context_encoder"]
+    assert text["text_field_embedder"]["token_embedders"]["tokens"]["embedding_dim"] == 100
+    assert text["encoder"]["input_size"] == 200
+
+
+def test_cpu_scale_and_quickstart_configs():
+    cpu = evaluate("bidaf_cpu_scale.jsonnet")
+    assert cpu["validation_data_path"] == "../shared/data/xquad/xquad.en.json"
+    assert cpu["dataset_reader"]["exclude_question_ids_from"] == cpu["validation_data_path"]
+    quick = evaluate("quickstart.jsonnet")
+    assert (ROOT / quick["train_data_path"]).exists() and (ROOT / quick["validation_data_path"]).exists()
