@@ -11,7 +11,9 @@ BENCH_SITE := $(VENV)/bench-site
 
 install: $(STAMP)
 
-$(STAMP): setup.py requirements.txt requirements-bench.txt Makefile
+PLUGIN_FILES := $(wildcard plugins/srcframework-phonetic/setup.py plugins/srcframework-phonetic/srcframework_phonetic/*.py)
+
+$(STAMP): setup.py requirements.txt requirements-bench.txt Makefile $(PLUGIN_FILES)
 	@bash scripts/install_system_deps.sh
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip wheel "setuptools<81"
@@ -19,6 +21,8 @@ $(STAMP): setup.py requirements.txt requirements-bench.txt Makefile
 	$(PY) -m pip install -q --no-deps allennlp==2.10.1
 	$(PY) -m pip install -q --no-deps --upgrade --target $(BENCH_SITE) -r requirements-bench.txt
 	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
+	$(PY) -m pip install -q --no-deps --no-build-isolation plugins/srcframework-phonetic
+	rm -rf plugins/srcframework-phonetic/build plugins/srcframework-phonetic/*.egg-info
 	touch $(STAMP)
 
 system-deps:
@@ -29,7 +33,7 @@ demo: install
 	$(ALLENNLP) evaluate runs/quickstart/model.tar.gz srcframework/data/default/dev.json --output-file runs/quickstart/metrics_dev.json
 
 test: install
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q tests plugins/srcframework-phonetic/tests
 
 bench: install
 	PYTHONPATH=$(BENCH_SITE) $(PY) benchmarks/train_throughput.py

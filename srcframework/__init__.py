@@ -14,3 +14,8 @@ config_defaults.export()
 from srcframework import commands, data, metrics, models, modules, predictors  # noqa: E402,F401
 
 __version__ = "0.1.0"
+
+# third-party packages that declare the "srcframework" entry point add their components here
+from srcframework.plugins.manager import load_plugins  # noqa: E402
+
+load_plugins()

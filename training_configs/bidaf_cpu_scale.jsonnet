@@ -12,8 +12,9 @@ local xquad = data + '/xquad/xquad.en.json';
   train_data_path: data + '/squad/dev-v1.1.json',
   validation_data_path: xquad,
   model: bidaf.model(),
+  // Batches of 20 (not AllenNLP's 40): 9,380 questions give only 235 updates an epoch at 40.
   data_loader: {
-    batch_sampler: { type: 'bucket', batch_size: 40, sorting_keys: ['context'] },
+    batch_sampler: { type: 'bucket', batch_size: 20, sorting_keys: ['context'] },
   },
   validation_data_loader: {
     batch_sampler: { type: 'bucket', batch_size: 40, sorting_keys: ['context'] },

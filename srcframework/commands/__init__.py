@@ -1,1 +1,4 @@
+from srcframework.commands.list_plugins import ListPlugins
+from srcframework.commands.noise import Noise
+from srcframework.commands.noise_stats import NoiseStats
 from srcframework.commands.squad_eval import SquadEval

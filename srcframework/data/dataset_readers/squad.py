@@ -1,5 +1,6 @@
 import logging
 from collections import Counter
+from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from allennlp.common.file_utils import cached_path
@@ -7,10 +8,12 @@ from allennlp.data import DatasetReader, Instance
 from allennlp.data.fields import IndexField, MetadataField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token, Tokenizer
+from more_itertools import chunked
 
 from srcframework.data.errors import DatasetError
-from srcframework.data.squad_file import iter_questions, load_squad_json
+from srcframework.data.squad_file import SquadQuestion, iter_questions, load_squad_json
 from srcframework.data.tokenizers.blank_spacy import BlankSpacyTokenizer
+from srcframework.noise.noise_source import NoiseSource
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +53,14 @@ class SquadReader(DatasetReader):
     exclude_question_ids_from : `str`, optional
         A SQuAD-format file; questions whose ids appear in it are left out (and counted). Used to
         hold XQuAD's paragraphs out of SQuAD dev.
+    question_noise : `NoiseSource`, optional
+        Training augmentation: questions go through this noise source (or a weighted `mix`) as
+        they are read, in batches of `noise_batch_size`; the clean text stays in metadata as
+        `original_question`. Read `n` (counting from 0) uses seed `noise_seed + n`, so a lazily
+        re-read training set gets fresh noise each epoch. Give it to `dataset_reader` only and set
+        a `validation_dataset_reader` without it, so that validation and prediction stay clean.
+    noise_seed : `int`, optional (default = `0`)
+    noise_batch_size : `int`, optional (default = `64`)
     """
 
     def __init__(
@@ -60,6 +71,9 @@ class SquadReader(DatasetReader):
         question_length_limit: Optional[int] = None,
         skip_invalid: bool = False,
         exclude_question_ids_from: Optional[str] = None,
+        question_noise: Optional[NoiseSource] = None,
+        noise_seed: int = 0,
+        noise_batch_size: int = 64,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
@@ -69,6 +83,10 @@ class SquadReader(DatasetReader):
         self.question_length_limit = question_length_limit
         self.skip_invalid = skip_invalid
         self.exclude_question_ids_from = exclude_question_ids_from
+        self.question_noise = question_noise
+        self.noise_seed = noise_seed
+        self.noise_batch_size = noise_batch_size
+        self._reads = 0
         self.last_skipped: Counter = Counter()
 
     def _excluded_ids(self) -> set:
@@ -88,7 +106,11 @@ class SquadReader(DatasetReader):
         last_context, context_tokens = None, None
         kept = 0
         questions = iter_questions(file_path, dataset, self.skip_invalid, skipped)
-        for question in self.shard_iterable(questions):
+        questions = self.shard_iterable(questions)
+        if self.question_noise is not None:
+            questions = self._noised(questions, self.noise_seed + self._reads)
+        self._reads += 1
+        for question in questions:
             if question.qid in excluded:
                 skipped["id listed in exclude_question_ids_from"] += 1
                 continue
@@ -114,6 +136,15 @@ class SquadReader(DatasetReader):
             logger.warning("%s: read %d questions, skipped %d (%s)", file_path, kept, sum(skipped.values()), reasons)
         else:
             logger.info("%s: read %d questions", file_path, kept)
+
+    def _noised(self, questions: Iterable[SquadQuestion], seed: int) -> Iterable[SquadQuestion]:
+        """Noise questions in batches; the clean text moves to `original_question`."""
+        for batch in chunked(questions, self.noise_batch_size):
+            noised = self.question_noise.noise([q.question for q in batch], seed=seed, ids=[q.qid for q in batch])
+            for question, text in zip(batch, noised):
+                extra = dict(question.extra)
+                extra.setdefault("original_question", question.question)
+                yield replace(question, question=text, extra=extra)
 
     def text_to_instance(  # type: ignore
         self,

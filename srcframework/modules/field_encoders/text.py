@@ -11,8 +11,8 @@ from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 @FieldEncoder.register("text")
 class TextFieldEncoder(FieldEncoder):
     """
-    BiDAF's text side: token embeddings (e.g. GloVe + a character CNN), highway layers, dropout,
-    then a contextual `Seq2SeqEncoder` (e.g. a BiLSTM phrase layer).
+    BiDAF's text side: token embeddings (e.g. GloVe + a character CNN), highway layers, a
+    contextual `Seq2SeqEncoder` (e.g. a BiLSTM phrase layer), then dropout.
 
     # Parameters
 
@@ -21,7 +21,7 @@ class TextFieldEncoder(FieldEncoder):
     highway_layers : `int`, optional (default = `2`)
         Highway layers over the embeddings; 0 for none.
     dropout : `float`, optional (default = `0.2`)
-        Dropout on the encoder's input.
+        Dropout on the encoder's output (as in AllenNLP's BiDAF).
     """
 
     def __init__(
@@ -50,4 +50,4 @@ class TextFieldEncoder(FieldEncoder):
         embedded = self.text_field_embedder(field_tensors)
         if self.highway is not None:
             embedded = self.highway(embedded)
-        return self.encoder(self.dropout(embedded), mask), mask
+        return self.dropout(self.encoder(embedded, mask)), mask

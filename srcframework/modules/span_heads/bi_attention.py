@@ -30,7 +30,7 @@ class BiAttentionSpanHead(SpanHead):
         Hidden size, per direction, of the modelling and span-end BiLSTMs.
     modeling_layers : `int`, optional (default = `2`)
     dropout : `float`, optional (default = `0.2`)
-        Dropout on the inputs of each LSTM and of the output layers.
+        Dropout between modelling layers, on M, and on the inputs of the output layers.
     max_span_length : `int`, optional (default = `30`)
         Longest span, in tokens, that decoding may return; 0 means no limit.
     """
@@ -89,8 +89,8 @@ class BiAttentionSpanHead(SpanHead):
         merged = torch.cat(
             [context, attended_question, context * attended_question, context * attended_context], dim=-1
         )
-        modeled = self.modeling(self.dropout(merged), context_mask)
-        end_modeled = self.span_end(self.dropout(modeled), context_mask)
+        modeled = self.dropout(self.modeling(merged, context_mask))
+        end_modeled = self.span_end(modeled, context_mask)
         start_logits = self.start_output(self.dropout(torch.cat([merged, modeled], -1))).squeeze(-1)
         end_logits = self.end_output(self.dropout(torch.cat([merged, end_modeled], -1))).squeeze(-1)
         start_logits = mask_logits(start_logits, context_mask)

@@ -135,3 +135,23 @@ def test_real_noiseqa_files_keep_extra_fields():
     instances = list(SquadReader().read(str(path)))
     assert len(instances) == 1190
     assert "context_text" in instances[0]["metadata"]["extra"]
+
+
+def test_question_noise_augments_training_reads_only_with_fresh_seed_each_read():
+    import srcframework.noise.keyboard  # noqa: F401
+    from allennlp.common import Params
+
+    from srcframework.noise.noise_source import NoiseSource
+
+    noise = NoiseSource.from_params(Params({"type": "keyboard", "word_probability": 1.0}))
+    reader = SquadReader(question_noise=noise, noise_seed=7, noise_batch_size=4)
+    first = list(reader.read(FIXTURES / "squad_tiny.json"))
+    second = list(reader.read(FIXTURES / "squad_tiny.json"))
+    clean = list(SquadReader().read(FIXTURES / "squad_tiny.json"))
+    texts = lambda instances: [i["metadata"]["question"] for i in instances]  # noqa: E731
+    assert texts(first) != texts(clean) and texts(second) != texts(first)
+    assert [i["metadata"]["original_question"] for i in first] == texts(clean)
+    assert [i["metadata"]["id"] for i in first] == [i["metadata"]["id"] for i in clean]
+    again = SquadReader(question_noise=noise, noise_seed=7, noise_batch_size=3)
+    assert texts(list(again.read(FIXTURES / "squad_tiny.json"))) == texts(first)  # seeded, batch-independent
+    assert [t.text for t in first[0]["question"].tokens] != [t.text for t in clean[0]["question"].tokens]

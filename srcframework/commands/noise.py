@@ -1,0 +1,76 @@
+"""`allennlp noise INPUT.json OUTPUT.json --noise CONFIG`: build a synthetic challenge set."""
+import argparse
+import json
+import logging
+
+from allennlp.commands import Subcommand
+
+from srcframework.noise.challenge_set import make_challenge_set
+
+logger = logging.getLogger(__name__)
+
+
+def parse_shard(text: str):
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard takes i/n (e.g. 0/4), got {text!r}") from None
+    if not (count >= 1 and 0 <= index < count):
+        raise argparse.ArgumentTypeError(f"--shard i/n needs 0 <= i < n, got {text!r}")
+    return index, count
+
+
+def parse_noise(text: str) -> dict:
+    """A JSON object, or just a type name such as `keyboard`."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as err:
+            raise argparse.ArgumentTypeError(f"--noise is not valid JSON: {err}") from None
+    return {"type": text}
+
+
+@Subcommand.register("noise")
+class Noise(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        description = (
+            "Write a SQuAD-format challenge set whose questions went through a noise source. "
+            "Each question keeps its clean text as `original_question`; the file records the noise "
+            "config. A killed run resumes where it stopped when run again with the same arguments."
+        )
+        subparser = parser.add_parser(self.name, description=description, help="build a noisy challenge set")
+        subparser.add_argument("input_file", help="SQuAD v1.1-format JSON")
+        subparser.add_argument("output_file", help="where to write the challenge set")
+        subparser.add_argument(
+            "--noise", type=parse_noise,
+            help='noise source: a registered name (keyboard, misspelling, asr, back_translation, ...) '
+                 'or a JSON config such as \'{"type": "asr", "synthesizer": {"type": "flite", "voice": "slt"}}\'',
+        )
+        subparser.add_argument("--type", dest="noise", type=parse_noise, help="alias of --noise NAME")
+        subparser.add_argument("--seed", type=int, default=0)
+        subparser.add_argument("--workers", type=int, default=1, help="parallel worker processes")
+        subparser.add_argument("--batch-size", type=int, default=16, help="questions per engine call")
+        subparser.add_argument("--shard", type=parse_shard, default=(0, 1), help="i/n: this job's share, for array jobs")
+        subparser.add_argument("--no-progress", action="store_true")
+        subparser.set_defaults(func=run)
+        return subparser
+
+
+def run(args: argparse.Namespace) -> dict:
+    if args.noise is None:
+        raise ValueError("say which noise source to use: --noise NAME or --noise '{\"type\": ...}'")
+    if args.workers < 1 or args.batch_size < 1:
+        raise ValueError("--workers and --batch-size must be at least 1")
+    result = make_challenge_set(
+        args.input_file,
+        args.output_file,
+        args.noise,
+        seed=args.seed,
+        workers=args.workers,
+        batch_size=args.batch_size,
+        shard=args.shard,
+        progress=not args.no_progress,
+    )
+    print(json.dumps(result))
+    return result

@@ -1,0 +1,5 @@
+from srcframework.noise.noise_source import NoiseSource, question_rng
+from srcframework.noise.keyboard import KeyboardNoise
+from srcframework.noise.misspelling import MisspellingNoise
+from srcframework.noise.natural import NaturalNoise
+from srcframework.noise.mix import NoiseMix

@@ -1,0 +1,182 @@
+"""Building a challenge set: a SQuAD-format file whose questions went through a noise source.
+
+The work is journaled so that a killed run loses nothing and redoes nothing: each finished batch
+of (question id, noised question) pairs is appended to `OUTPUT.journal-<shard>.jsonl` and
+fsynced; a rerun reads every journal of the same output and configuration and noises only what is
+missing. Noise depends only on (seed, question), so a resumed run writes exactly what an
+uninterrupted one would. The output file is written atomically (temporary file, then rename) and
+the journals are removed once it is complete.
+
+With `shard=(i, n)` a run noises every n-th question starting at i and writes
+`OUTPUT.shard-i-of-n.json`; a later run without a shard finds the shards' journals and only
+assembles `OUTPUT`.
+"""
+import copy
+import glob
+import hashlib
+import json
+import logging
+import multiprocessing
+import os
+from typing import Dict, List, Optional, Tuple
+
+from allennlp.common import Params
+from tqdm import tqdm
+
+from srcframework.data.squad_file import load_squad_json
+from srcframework.noise.noise_source import NoiseSource
+
+logger = logging.getLogger(__name__)
+
+
+def config_key(noise_params: dict, seed: int, input_sha256: str) -> str:
+    text = json.dumps({"noise": noise_params, "seed": seed, "input": input_sha256}, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def collect_questions(dataset: dict) -> List[Tuple[str, str]]:
+    """(id, clean question) for every question; a NoiseQA-style `original_question` wins."""
+    pairs = []
+    for article in dataset["data"]:
+        for paragraph in article["paragraphs"]:
+            for qa in paragraph["qas"]:
+                pairs.append((qa["id"], qa.get("original_question", qa["question"])))
+    return pairs
+
+
+def read_journals(output_path: str, key: str) -> Dict[str, str]:
+    done: Dict[str, str] = {}
+    for journal in sorted(glob.glob(glob.escape(output_path) + ".journal-*.jsonl")):
+        with open(journal, encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+        header = json.loads(lines[0]) if lines and lines[0] else {}
+        if header.get("key") != key:
+            raise ValueError(
+                f"{journal} belongs to another noise configuration, seed or input file; "
+                "delete it (or choose another output path) to start afresh"
+            )
+        for line in lines[1:]:
+            if not line:
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                break  # the last line of a killed run may be cut short: that batch is redone
+            done[row["id"]] = row["noised"]
+    return done
+
+
+_WORKER_SOURCE: Optional[NoiseSource] = None
+
+
+def _init_worker(noise_params: dict) -> None:
+    global _WORKER_SOURCE
+    _WORKER_SOURCE = NoiseSource.from_params(Params(copy.deepcopy(noise_params)))
+
+
+def _noise_batch(job: Tuple[List[Tuple[str, str]], int]) -> List[Tuple[str, str]]:
+    batch, seed = job
+    noised = _WORKER_SOURCE.noise([q for _, q in batch], seed=seed, ids=[i for i, _ in batch])
+    if len(noised) != len(batch):
+        raise RuntimeError(f"noise source returned {len(noised)} questions for {len(batch)}")
+    return [(qid, text) for (qid, _), text in zip(batch, noised)]
+
+
+def write_json_atomic(path: str, payload: dict) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(payload, handle, ensure_ascii=False)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def apply_noise(dataset: dict, noised: Dict[str, str], meta: dict, keep_ids: Optional[set] = None) -> dict:
+    out = {"version": dataset.get("version", "1.1"), "noise": meta, "data": []}
+    for article in dataset["data"]:
+        paragraphs = []
+        for paragraph in article["paragraphs"]:
+            qas = []
+            for qa in paragraph["qas"]:
+                if keep_ids is not None and qa["id"] not in keep_ids:
+                    continue
+                qa = dict(qa)
+                qa["original_question"] = qa.get("original_question", qa["question"])
+                qa["question"] = noised[qa["id"]]
+                qas.append(qa)
+            if qas:
+                paragraphs.append(dict(paragraph, qas=qas))
+        if paragraphs:
+            out["data"].append(dict(article, paragraphs=paragraphs))
+    return out
+
+
+def make_challenge_set(
+    input_path: str,
+    output_path: str,
+    noise_params: dict,
+    seed: int = 0,
+    workers: int = 1,
+    batch_size: int = 16,
+    shard: Tuple[int, int] = (0, 1),
+    progress: bool = True,
+) -> dict:
+    """Noise every question of `input_path` into `output_path`; returns counts."""
+    index, count = shard
+    if not (count >= 1 and 0 <= index < count):
+        raise ValueError(f"shard must be i/n with 0 <= i < n, got {index}/{count}")
+    NoiseSource.from_params(Params(copy.deepcopy(noise_params)))  # fail early on a bad config
+    dataset = load_squad_json(input_path)
+    key = config_key(noise_params, seed, file_sha256(input_path))
+    questions = collect_questions(dataset)
+    ids = [qid for qid, _ in questions]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{input_path}: question ids are not unique")
+    mine = questions[index::count]
+    done = read_journals(output_path, key)
+    todo = [pair for pair in mine if pair[0] not in done]
+    journal_path = f"{output_path}.journal-{index}-of-{count}.jsonl"
+    fresh = not os.path.exists(journal_path)
+    batches = [(todo[k : k + batch_size], seed) for k in range(0, len(todo), batch_size)]
+    with open(journal_path, "a", encoding="utf-8") as journal:
+        if fresh:
+            journal.write(json.dumps({"key": key, "noise": noise_params, "seed": seed}) + "\n")
+            journal.flush()
+        bar = tqdm(total=len(mine), initial=len(mine) - len(todo), desc="noising", unit="q", disable=not progress)
+        if workers > 1 and batches:
+            context = multiprocessing.get_context("spawn")
+            pool = context.Pool(workers, initializer=_init_worker, initargs=(noise_params,))
+            results = pool.imap(_noise_batch, batches)
+        else:
+            _init_worker(noise_params) if batches else None
+            pool, results = None, map(_noise_batch, batches)
+        try:
+            for result in results:
+                journal.write("".join(json.dumps({"id": q, "noised": t}, ensure_ascii=False) + "\n" for q, t in result))
+                journal.flush()
+                os.fsync(journal.fileno())
+                done.update(result)
+                bar.update(len(result))
+        finally:
+            bar.close()
+            if pool is not None:
+                pool.terminate()
+    meta = {"config": noise_params, "seed": seed, "input": os.path.basename(input_path), "key": key}
+    if count > 1:
+        shard_ids = {qid for qid, _ in mine}
+        write_json_atomic(f"{output_path}.shard-{index}-of-{count}.json", apply_noise(dataset, done, meta, shard_ids))
+        missing = [qid for qid in ids if qid not in done]
+        if missing:
+            return {"questions": len(mine), "noised_now": len(todo), "complete": False}
+    write_json_atomic(output_path, apply_noise(dataset, done, meta))
+    for journal_file in glob.glob(glob.escape(output_path) + ".journal-*.jsonl"):
+        os.remove(journal_file)
+    return {"questions": len(questions), "noised_now": len(todo), "complete": True}

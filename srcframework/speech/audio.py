@@ -1,0 +1,101 @@
+"""Waveform helpers shared by the speech engines: float32 mono conversion, resampling, WAV I/O.
+
+Audio is read and written with `soundfile` (never `torchaudio.load`); resampling uses
+`torchaudio.functional.resample`.
+"""
+import os
+import tempfile
+
+import numpy
+import soundfile
+import torch
+import torchaudio
+
+
+def to_mono_float32(array) -> numpy.ndarray:
+    """
+    A 1-D float32 waveform from a numpy array (or anything `numpy.asarray` takes, torch tensors
+    included). Integer samples are scaled to [-1, 1] (int16 by 32768, int32 by 2**31, uint8 around
+    128); float samples are kept as they are. A 2-D array is taken to hold several channels along
+    its shorter axis, so `(frames, channels)` (soundfile) and `(channels, frames)` (torchaudio)
+    both work; the channels are averaged.
+    """
+    if isinstance(array, torch.Tensor):
+        array = array.detach().cpu().numpy()
+    array = numpy.asarray(array)
+    if array.ndim == 2:
+        channel_axis = 0 if array.shape[0] < array.shape[1] else 1
+        array = _scale_to_float(array).mean(axis=channel_axis)
+    elif array.ndim == 1:
+        array = _scale_to_float(array)
+    else:
+        raise ValueError(f"expected a 1-D or 2-D waveform, got an array of shape {array.shape}")
+    return numpy.ascontiguousarray(array, dtype=numpy.float32)
+
+
+def _scale_to_float(array: numpy.ndarray) -> numpy.ndarray:
+    if array.dtype == numpy.uint8:
+        return (array.astype(numpy.float32) - 128.0) / 128.0
+    if numpy.issubdtype(array.dtype, numpy.integer):
+        return array.astype(numpy.float32) / float(-numpy.iinfo(array.dtype).min)
+    if numpy.issubdtype(array.dtype, numpy.floating):
+        return array.astype(numpy.float32, copy=False)
+    raise ValueError(f"cannot use samples of type {array.dtype} as audio")
+
+
+def resample(waveform: numpy.ndarray, from_rate: int, to_rate: int) -> numpy.ndarray:
+    """`waveform` (mono, any dtype `to_mono_float32` takes) at `to_rate`, as float32."""
+    if int(from_rate) != from_rate or int(to_rate) != to_rate or from_rate <= 0 or to_rate <= 0:
+        raise ValueError(f"sample rates must be positive integers, got {from_rate} and {to_rate}")
+    waveform = to_mono_float32(waveform)
+    if from_rate == to_rate or waveform.size == 0:
+        return waveform
+    resampled = torchaudio.functional.resample(torch.from_numpy(waveform), int(from_rate), int(to_rate))
+    return resampled.numpy().astype(numpy.float32, copy=False)
+
+
+def read_wav(path: str, allow_empty: bool = False):
+    """
+    `(float32 mono waveform, sample_rate)` of an audio file soundfile can read (WAV, FLAC, OGG...).
+    A missing file raises `FileNotFoundError`; an empty, unreadable or (unless `allow_empty`)
+    sample-less file raises `ValueError`; each message names the file.
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"audio file not found: {path}")
+    if os.path.getsize(path) == 0:
+        raise ValueError(f"audio file is empty (0 bytes): {path}")
+    try:
+        samples, rate = soundfile.read(path, dtype="float32", always_2d=True)
+    except (soundfile.LibsndfileError, RuntimeError) as error:
+        raise ValueError(f"cannot read audio file {path}: {error}") from None
+    if samples.shape[0] == 0 and not allow_empty:
+        raise ValueError(f"audio file has no samples: {path}")
+    return numpy.ascontiguousarray(samples.mean(axis=1), dtype=numpy.float32), int(rate)
+
+
+def float_to_int16(waveform: numpy.ndarray) -> numpy.ndarray:
+    """16-bit PCM samples of a float waveform in [-1, 1]; values outside are clipped."""
+    waveform = numpy.clip(numpy.asarray(waveform, dtype=numpy.float32), -1.0, 1.0)
+    return numpy.round(waveform * 32767.0).astype(numpy.int16)
+
+
+def write_wav_atomic(path: str, waveform: numpy.ndarray, rate: int) -> None:
+    """
+    Writes `waveform` as 16-bit mono WAV at `path`: first to a temporary file in the same folder,
+    then moved over `path` with `os.replace`, so readers never see a half-written file.
+    """
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    samples = float_to_int16(to_mono_float32(waveform))
+    handle, temporary = tempfile.mkstemp(suffix=".wav.tmp", prefix=".", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            soundfile.write(stream, samples, int(rate), subtype="PCM_16", format="WAV")
+        os.chmod(temporary, 0o644)  # mkstemp creates files readable by their owner only
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise

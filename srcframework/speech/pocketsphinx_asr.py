@@ -1,0 +1,65 @@
+from typing import List, Optional
+
+import numpy
+
+from srcframework.speech.audio import float_to_int16, resample, to_mono_float32
+from srcframework.speech.engines import EngineNotFound, SpeechRecognizer
+
+INSTALL_HINT = "pocketsphinx is not installed: pip install 'pocketsphinx>=5'"
+SAMPLE_RATE = 16000
+
+
+@SpeechRecognizer.register("pocketsphinx")
+class PocketsphinxRecognizer(SpeechRecognizer):
+    """
+    Speech to text with CMU PocketSphinx 5 (PyPI `pocketsphinx`). Waveforms are downmixed,
+    resampled to 16 kHz and decoded one utterance at a time by a single decoder per instance,
+    created on first use (so instances pickle for multiprocessing). Cepstral mean normalisation is
+    computed over each whole utterance (`cmn="batch"`), so a transcript does not depend on the
+    utterances decoded before it. Transcripts are lowercase; "" when nothing is recognised.
+
+    # Parameters
+
+    hmm : `str`, optional
+        Acoustic model folder. Default: the US-English model bundled with the package.
+    lm : `str`, optional
+        N-gram language model (ARPA or binary). Default: the bundled US-English model.
+    dict : `str`, optional
+        Pronunciation dictionary. Default: the bundled CMU dictionary.
+    """
+
+    def __init__(self, hmm: Optional[str] = None, lm: Optional[str] = None, dict: Optional[str] = None) -> None:
+        self.hmm = hmm
+        self.lm = lm
+        self.dict = dict
+        self._decoder = None
+        try:
+            import pocketsphinx  # noqa: F401
+        except ImportError:
+            raise EngineNotFound(INSTALL_HINT) from None
+
+    def __getstate__(self):
+        return {key: (None if key == "_decoder" else value) for key, value in self.__dict__.items()}
+
+    def decoder(self):
+        """The instance's `pocketsphinx.Decoder`, created on first use."""
+        if self._decoder is None:
+            from pocketsphinx import Decoder
+
+            options = {key: getattr(self, key) for key in ("hmm", "lm", "dict") if getattr(self, key) is not None}
+            self._decoder = Decoder(samprate=SAMPLE_RATE, cmn="batch", **options)
+        return self._decoder
+
+    def transcribe(self, waveforms: List[numpy.ndarray], sample_rate: int) -> List[str]:
+        return [self.transcribe_one(waveform, sample_rate) for waveform in waveforms]
+
+    def transcribe_one(self, waveform: numpy.ndarray, sample_rate: int) -> str:
+        samples = float_to_int16(resample(to_mono_float32(waveform), sample_rate, SAMPLE_RATE))
+        if samples.size == 0:
+            return ""
+        decoder = self.decoder()
+        decoder.start_utt()
+        decoder.process_raw(samples.tobytes(), no_search=False, full_utt=True)
+        decoder.end_utt()
+        hypothesis = decoder.hyp()
+        return hypothesis.hypstr.lower().strip() if hypothesis is not None else ""

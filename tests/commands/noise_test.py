@@ -1,0 +1,101 @@
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import srcframework.noise.keyboard  # noqa: F401
+from srcframework.commands.noise import parse_noise, parse_shard, run
+from srcframework.noise.challenge_set import make_challenge_set
+from tests.conftest import FIXTURES, ROOT
+
+DEFAULT_TRAIN = ROOT / "srcframework" / "data" / "default" / "train.json"
+
+
+def noise_args(input_file, output_file, **overrides):
+    values = dict(input_file=str(input_file), output_file=str(output_file), noise={"type": "keyboard"},
+                  seed=0, workers=1, batch_size=4, shard=(0, 1), no_progress=True)
+    values.update(overrides)
+    return argparse.Namespace(**values)
+
+
+def questions(path):
+    data = json.load(open(path, encoding="utf-8"))
+    return {qa["id"]: qa for a in data["data"] for p in a["paragraphs"] for qa in p["qas"]}
+
+
+def test_writes_noised_set_with_originals_and_config(tmp_path, capsys):
+    out = tmp_path / "keyboard.json"
+    run(noise_args(FIXTURES / "squad_tiny.json", out))
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["complete"]
+    noised, clean = questions(out), questions(FIXTURES / "squad_tiny.json")
+    assert set(noised) == set(clean)
+    for qid, qa in noised.items():
+        assert qa["original_question"] == clean[qid]["question"]
+        assert qa["answers"] == clean[qid]["answers"]
+    assert any(qa["question"] != qa["original_question"] for qa in noised.values())
+    assert json.load(open(out))["noise"]["config"] == {"type": "keyboard"}
+    assert not list(tmp_path.glob("*.journal-*"))
+
+
+def test_same_result_with_workers_batches_and_shards(tmp_path):
+    reference = tmp_path / "ref.json"
+    make_challenge_set(str(DEFAULT_TRAIN), str(reference), {"type": "keyboard"}, seed=3, progress=False)
+    parallel = tmp_path / "par.json"
+    make_challenge_set(str(DEFAULT_TRAIN), str(parallel), {"type": "keyboard"}, seed=3, workers=2, batch_size=7, progress=False)
+    assert questions(parallel) == questions(reference)
+    sharded = tmp_path / "sharded.json"
+    first = make_challenge_set(str(DEFAULT_TRAIN), str(sharded), {"type": "keyboard"}, seed=3, shard=(0, 2), progress=False)
+    assert not first["complete"] and not sharded.exists()
+    part = questions(tmp_path / "sharded.json.shard-0-of-2.json")
+    assert 0 < len(part) < len(questions(reference))
+    make_challenge_set(str(DEFAULT_TRAIN), str(sharded), {"type": "keyboard"}, seed=3, shard=(1, 2), progress=False)
+    assert questions(sharded) == questions(reference)  # the last shard completes the whole set
+
+
+def test_killed_run_resumes_to_identical_output(tmp_path):
+    """SIGKILL a real `allennlp noise` run midway; rerunning gives the uninterrupted output."""
+    reference = tmp_path / "reference.json"
+    make_challenge_set(str(DEFAULT_TRAIN), str(reference), {"type": "keyboard"}, seed=5, progress=False)
+    out = tmp_path / "killed.json"
+    command = [sys.executable, "-m", "allennlp", "noise", str(DEFAULT_TRAIN), str(out), "--noise", "keyboard",
+               "--seed", "5", "--batch-size", "1", "--no-progress"]
+    process = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    journal = tmp_path / "killed.json.journal-0-of-1.jsonl"
+    deadline = time.time() + 300
+    while time.time() < deadline and process.poll() is None:
+        if journal.exists() and journal.read_text().count("\n") > 50:
+            break
+        time.sleep(0.01)
+    assert process.poll() is None, "the run finished before it could be killed"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    done_before = journal.read_text().count("\n") - 1
+    assert 50 <= done_before < len(questions(reference)) and not out.exists()
+    result = make_challenge_set(str(DEFAULT_TRAIN), str(out), {"type": "keyboard"}, seed=5, progress=False)
+    assert result["noised_now"] <= len(questions(reference)) - done_before + 1  # nothing redone
+    assert out.read_bytes() == reference.read_bytes()
+
+
+def test_journal_of_another_config_is_refused(tmp_path):
+    out = tmp_path / "x.json"
+    (tmp_path / "x.json.journal-0-of-1.jsonl").write_text(json.dumps({"key": "other"}) + "\n")
+    with pytest.raises(ValueError, match="another noise configuration"):
+        make_challenge_set(str(FIXTURES / "squad_tiny.json"), str(out), {"type": "keyboard"}, progress=False)
+
+
+def test_argument_errors():
+    assert parse_shard("1/4") == (1, 4)
+    assert parse_noise("keyboard") == {"type": "keyboard"}
+    assert parse_noise('{"type": "keyboard", "word_probability": 0.5}')["word_probability"] == 0.5
+    for bad in ("4/4", "x", "1/0"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse_shard(bad)
+    with pytest.raises(argparse.ArgumentTypeError, match="not valid JSON"):
+        parse_noise("{oops")
+    with pytest.raises(ValueError, match="which noise source"):
+        run(noise_args(FIXTURES / "squad_tiny.json", "/tmp/never.json", noise=None))
