@@ -4,7 +4,7 @@ import os
 import _jsonnet
 
 from srcframework import config_defaults
-from tests.conftest import ROOT
+from tests.conftest import ROOT, shared_file
 
 
 def test_defaults_fill_unset_variables_only(monkeypatch):
@@ -38,3 +38,16 @@ def test_cpu_scale_and_quickstart_configs():
     assert cpu["dataset_reader"]["exclude_question_ids_from"] == cpu["validation_data_path"]
     quick = evaluate("quickstart.jsonnet")
     assert (ROOT / quick["train_data_path"]).exists() and (ROOT / quick["validation_data_path"]).exists()
+
+
+def test_noise_augmentation_config_builds_its_reader():
+    from allennlp.common import Params
+    from allennlp.data import DatasetReader
+
+    import srcframework.noise  # noqa: F401
+
+    shared_file("misspellings/wikipedia_common_misspellings.txt")
+    config = evaluate("bidaf_cpu_scale_noise_aug.jsonnet")
+    assert "question_noise" not in config["validation_dataset_reader"]
+    reader = DatasetReader.from_params(Params(config["dataset_reader"]))
+    assert reader.question_noise.describe()["type"] == "mix"

@@ -1,0 +1,2 @@
+from srcframework.speech.engines import EngineNotFound, SpeechRecognizer, SpeechSynthesizer, Translator
+from srcframework.speech import apertium, espeak_ng, flite, marian, pocketsphinx_asr, wav2vec2_ctc  # noqa: F401
