@@ -15,8 +15,10 @@ class PocketsphinxRecognizer(SpeechRecognizer):
     Speech to text with CMU PocketSphinx 5 (PyPI `pocketsphinx`). Waveforms are downmixed,
     resampled to 16 kHz and decoded one utterance at a time by a single decoder per instance,
     created on first use (so instances pickle for multiprocessing). Cepstral mean normalisation is
-    computed over each whole utterance (`cmn="batch"`), so a transcript does not depend on the
-    utterances decoded before it. Transcripts are lowercase; "" when nothing is recognised.
+    computed over each whole utterance (`cmn="batch"`), and the decoder is re-initialised before
+    each utterance: a PocketSphinx decoder otherwise carries state from one utterance to the next
+    (3 of 16 XQuAD questions changed their transcript with the history), and the transcript must
+    not depend on which questions a worker happened to decode before. Transcripts are lowercase; "" when nothing is recognised.
 
     # Parameters
 
@@ -58,6 +60,7 @@ class PocketsphinxRecognizer(SpeechRecognizer):
         if samples.size == 0:
             return ""
         decoder = self.decoder()
+        decoder.reinit()
         decoder.start_utt()
         decoder.process_raw(samples.tobytes(), no_search=False, full_utt=True)
         decoder.end_utt()

@@ -100,3 +100,19 @@ def test_from_params_with_explicit_bundled_model():
 def test_bad_model_path_fails():
     with pytest.raises(Exception):
         PocketsphinxRecognizer(hmm="/nonexistent/acoustic-model").decoder()
+
+
+def test_transcript_does_not_depend_on_earlier_utterances():
+    """A decoder reused without re-initialising changed 3 of these 16 transcripts."""
+    import json
+
+    from srcframework.noise.asr import AsrNoise
+    from tests.conftest import shared_file
+
+    data = json.load(open(shared_file("xquad/xquad.en.json"), encoding="utf-8"))
+    questions = [qa["question"] for p in data["data"][0]["paragraphs"][:3] for qa in p["qas"]][:16]
+    source = AsrNoise()
+    waves = [source.speak(q) for q in questions]
+    in_sequence = PocketsphinxRecognizer().transcribe(waves, 16000)
+    one_by_one = [PocketsphinxRecognizer().transcribe([w], 16000)[0] for w in waves]
+    assert in_sequence == one_by_one
