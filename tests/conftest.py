@@ -1,4 +1,6 @@
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,19 @@ def shared_file(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} not found: the shared data folder is not beside this checkout")
     return path
+
+
+def apertium_pairs() -> list:
+    """The language pairs `apertium -l` lists; empty where apertium is not installed."""
+    if shutil.which("apertium") is None:
+        return []
+    return subprocess.run(["apertium", "-l"], capture_output=True, text=True).stdout.split()
+
+
+needs_apertium_eng_spa = pytest.mark.skipif(
+    not {"eng-spa", "spa-eng"} <= set(apertium_pairs()),
+    reason="apertium with eng-spa and spa-eng is not installed (apt-get install -y apertium apertium-eng-spa)",
+)
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,4 @@
 import pickle
-import shutil
-import subprocess
 
 import pytest
 from allennlp.common import Params
@@ -8,19 +6,11 @@ from allennlp.common import Params
 import srcframework.noise.back_translation  # noqa: F401  (registers "back_translation", "apertium")
 from srcframework.noise.back_translation import BackTranslationNoise
 from srcframework.noise.noise_source import NoiseSource
+from tests.conftest import needs_apertium_eng_spa
 from srcframework.speech.engines import EngineNotFound
 
 
-def installed_pairs():
-    if shutil.which("apertium") is None:
-        return []
-    return subprocess.run(["apertium", "-l"], capture_output=True, text=True).stdout.split()
-
-
-pytestmark = pytest.mark.skipif(
-    not {"eng-spa", "spa-eng"} <= set(installed_pairs()),
-    reason="apertium with eng-spa and spa-eng is not installed (apt-get install -y apertium apertium-eng-spa)",
-)
+pytestmark = needs_apertium_eng_spa
 
 QUESTIONS = [
     "What is the capital of France?",

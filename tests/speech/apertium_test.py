@@ -1,23 +1,14 @@
 import shutil
-import subprocess
 
 import pytest
 from allennlp.common import Params
 
 from srcframework.speech.apertium import ApertiumTranslator
+from tests.conftest import needs_apertium_eng_spa
 from srcframework.speech.engines import EngineNotFound, Translator
 
 
-def installed_pairs():
-    if shutil.which("apertium") is None:
-        return []
-    return subprocess.run(["apertium", "-l"], capture_output=True, text=True).stdout.split()
-
-
-pytestmark = pytest.mark.skipif(
-    not {"eng-spa", "spa-eng"} <= set(installed_pairs()),
-    reason="apertium with eng-spa and spa-eng is not installed (apt-get install -y apertium apertium-eng-spa)",
-)
+pytestmark = needs_apertium_eng_spa
 
 
 @pytest.fixture(scope="module")

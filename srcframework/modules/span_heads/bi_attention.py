@@ -99,5 +99,5 @@ class BiAttentionSpanHead(SpanHead):
         if not self.training:
             output["best_span"] = best_span(start_logits, end_logits, self.max_span_length)
         if span_start is not None and span_end is not None:
-            output["loss"] = span_loss(start_logits, end_logits, context_mask, span_start, span_end)
+            output["loss"] = span_loss(start_logits, end_logits, span_start, span_end)
         return output

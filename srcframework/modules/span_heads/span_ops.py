@@ -18,7 +18,7 @@ def best_span(start_logits: torch.Tensor, end_logits: torch.Tensor, max_span_len
     return torch.stack([flat // length, flat % length], dim=-1)
 
 
-def span_loss(start_logits, end_logits, mask, span_start, span_end) -> torch.Tensor:
+def span_loss(start_logits, end_logits, span_start, span_end) -> torch.Tensor:
     """Mean over the batch of the cross-entropy of the gold start plus that of the gold end."""
     start_log_probs = torch.log_softmax(start_logits, dim=-1)
     end_log_probs = torch.log_softmax(end_logits, dim=-1)
