@@ -11,6 +11,21 @@ from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.modules.span_heads.span_head import SpanHead
 
 
+GROUP_KEYS = ("speaker", "country", "gender")
+
+
+def question_groups(meta: Dict[str, Any]) -> Dict[str, str]:
+    """The speaker/country/gender of a question, from its metadata or the metadata's `extra`
+    (fields a SQuAD file carries beside the question); only the keys that are present."""
+    extra = meta.get("extra") or {}
+    groups = {}
+    for key in GROUP_KEYS:
+        value = meta.get(key, extra.get(key))
+        if value is not None:
+            groups[key] = str(value)
+    return groups
+
+
 @Model.register("span_qa")
 class SpanQA(Model):
     """
@@ -82,11 +97,15 @@ class SpanQA(Model):
             spans = output["best_span"].tolist()
             output["best_span_str"] = []
             output["id"] = []
+            output["answers"] = []
+            output["groups"] = []
             for (start, end), meta in zip(spans, metadata):
                 offsets = meta["context_offsets"]
                 answer = meta["context"][offsets[start][0] : offsets[end][1]] if offsets else ""
                 output["best_span_str"].append(answer)
                 output["id"].append(meta["id"])
+                output["answers"].append(meta.get("answers") or [])
+                output["groups"].append(question_groups(meta))
                 self._squad(answer, meta.get("answers") or [])
         return output
 

@@ -13,7 +13,8 @@ class SpanQAPredictor(Predictor):
     """
     Answers `{"context": ..., "question": ..., "id": ...}` JSON lines (or, with
     `--use-dataset-reader`, the instances of a SQuAD file). Each output line holds `id`,
-    `question` and `best_span_str`.
+    `best_span_str`, `best_span`, the gold `answers` and the question's `groups` (speaker, country,
+    gender where the data has them); `allennlp accent-report` reads these lines.
 
     # Parameters
 
@@ -64,6 +65,8 @@ class SpanQAPredictor(Predictor):
             "id": outputs.get("id"),
             "best_span_str": outputs.get("best_span_str"),
             "best_span": outputs.get("best_span"),
+            "answers": outputs.get("answers"),
+            "groups": outputs.get("groups"),
         }
         if self._official is not None and line["id"] is not None:
             self._write_official(line["id"], line["best_span_str"])
