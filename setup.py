@@ -29,6 +29,10 @@ setup(
         "sacrebleu",
         "soundfile",
         "pocketsphinx>=5",
+        "matplotlib",
+        "torchaudio",
+        "transformers>=4.30,<4.44",
+        "sentencepiece",
     ],
     extras_require={
         "bench": ["allennlp-models==2.10.1"],

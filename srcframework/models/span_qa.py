@@ -99,12 +99,16 @@ class SpanQA(Model):
             output["id"] = []
             output["answers"] = []
             output["groups"] = []
+            output["question"] = []
+            output["original_question"] = []
             for (start, end), meta in zip(spans, metadata):
                 offsets = meta["context_offsets"]
                 answer = meta["context"][offsets[start][0] : offsets[end][1]] if offsets else ""
                 output["best_span_str"].append(answer)
                 output["id"].append(meta["id"])
                 output["answers"].append(meta.get("answers") or [])
+                output["question"].append(meta.get("question"))
+                output["original_question"].append(meta.get("original_question"))
                 output["groups"].append(question_groups(meta))
                 self._squad(answer, meta.get("answers") or [])
         return output

@@ -67,7 +67,11 @@ class SpanQAPredictor(Predictor):
             "best_span": outputs.get("best_span"),
             "answers": outputs.get("answers"),
             "groups": outputs.get("groups"),
+            "question": outputs.get("question"),
+            "original_question": outputs.get("original_question"),
         }
         if self._official is not None and line["id"] is not None:
             self._write_official(line["id"], line["best_span_str"])
-        return json.dumps(sanitize(line), ensure_ascii=False) + "\n"
+        # sanitize() writes None as the string "None"; absent values are left out instead
+        line = {key: sanitize(value) for key, value in line.items() if value is not None}
+        return json.dumps(line, ensure_ascii=False) + "\n"

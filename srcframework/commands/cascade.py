@@ -1,0 +1,178 @@
+"""`allennlp cascade SRC_DIR ARCHIVE OUT_DIR --recognizer ...`: spoken questions -> ASR -> a trained
+text QA model, scored overall and per accent group in one call.
+
+1. The recordings of the SQuAD-SRC-layout folder SRC_DIR are transcribed into
+   `OUT_DIR/transcripts.json` (`srcframework.speech.transcription_job`: journaled and resumable; a
+   rerun with the same recognizer reuses the file).
+2. That file is read with the archive's validation dataset reader and answered in batches
+   (`Model.forward_on_instances`).
+3. `OUT_DIR/predictions.jsonl` gets one line per question (id, fid, prediction, answers, groups,
+   question = transcript, original_question); `OUT_DIR/metrics.json` the SQuAD v1.1 EM/F1 overall
+   and per country, gender and speaker with the WER of each group, and the transcription summary;
+   `report.json`, `report.md` and `f1_by_country.png` come from `srcframework.reports.accent`.
+
+Questions whose transcript is empty, and any the reader skips, are unanswered and score 0.
+"""
+import argparse
+import json
+import logging
+import os
+from typing import List, Optional, Tuple
+
+from allennlp.commands import Subcommand
+from allennlp.common.util import sanitize
+from allennlp.models.archival import load_archive
+from more_itertools import chunked
+from tqdm import tqdm
+
+from srcframework.commands.transcribe import add_transcription_arguments
+from srcframework.reports.accent import accent_report, write_accent_report
+from srcframework.speech.transcription_job import transcribe_folder
+
+logger = logging.getLogger(__name__)
+
+TRANSCRIPTS_NAME = "transcripts.json"
+
+
+def transcript_questions(path: str) -> Tuple[List[dict], dict]:
+    """`(questions, transcription metadata)` of a transcript file written by `transcribe_folder`:
+    every question, those with an empty transcript included, in file order (those last)."""
+    with open(path, encoding="utf-8") as handle:
+        dataset = json.load(handle)
+    meta = dataset.get("transcription", {})
+    qas = [qa for article in dataset["data"] for paragraph in article["paragraphs"] for qa in paragraph["qas"]]
+    return qas + list(meta.get("empty_transcripts", [])), meta
+
+
+def answer_file(archive_path: str, data_path: str, cuda_device: int = -1, batch_size: int = 32, progress: bool = True) -> dict:
+    """`{question id: predicted answer}` of a trained model on a SQuAD-format file read with the
+    archive's validation dataset reader."""
+    archive = load_archive(archive_path, cuda_device=cuda_device)
+    model = archive.model
+    model.eval()
+    instances = list(archive.validation_dataset_reader.read(data_path))
+    answers = {}
+    bar = tqdm(total=len(instances), desc="answering", unit="q", disable=not progress)
+    for batch in chunked(instances, batch_size):
+        for output in model.forward_on_instances(batch):
+            if "id" not in output or "best_span_str" not in output:
+                raise ValueError(f"{archive_path}: the model's outputs lack id or best_span_str (keys {sorted(output)})")
+            answers[output["id"]] = output["best_span_str"]
+        bar.update(len(batch))
+    bar.close()
+    return answers
+
+
+def _write_lines_atomic(path: str, rows: List[dict]) -> None:
+    temporary = f"{path}.tmp-{os.getpid()}"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(sanitize(row), ensure_ascii=False) + "\n")
+    os.replace(temporary, path)
+
+
+def run_cascade(
+    src_dir: str,
+    archive_path: str,
+    out_dir: str,
+    recognizer="pocketsphinx",
+    split: str = "dev",
+    squad_path: Optional[str] = None,
+    workers: int = 1,
+    batch_size: int = 8,
+    cuda_device: int = -1,
+    predict_batch_size: int = 32,
+    progress: bool = True,
+) -> dict:
+    """Transcribe, answer and score (see the module docstring); returns the metrics."""
+    if not os.path.isfile(archive_path):
+        raise FileNotFoundError(f"model archive not found: {archive_path}")
+    os.makedirs(out_dir, exist_ok=True)
+    transcripts = os.path.join(out_dir, TRANSCRIPTS_NAME)
+    transcription = transcribe_folder(
+        src_dir, transcripts, recognizer, split=split, squad_path=squad_path,
+        workers=workers, batch_size=batch_size, progress=progress,
+    )
+    questions, meta = transcript_questions(transcripts)
+    readable = len(questions) - transcription["empty_transcripts"]
+    predicted = answer_file(archive_path, transcripts, cuda_device, predict_batch_size, progress) if readable else {}
+    records = []
+    for qa in questions:
+        records.append({
+            "id": qa["id"],
+            "fid": qa["fid"],
+            "prediction": predicted.get(qa["id"]),
+            "answers": [answer["text"] for answer in qa["answers"]],
+            "groups": {key: qa[key] for key in ("speaker", "country", "gender")},
+            "question": qa["question"],
+            "original_question": qa["original_question"],
+        })
+    unanswered = sum(record["prediction"] is None for record in records)
+    if unanswered:
+        logger.warning("%d of %d questions have no answer (empty transcript or skipped by the reader); they score 0",
+                       unanswered, len(records))
+    report = accent_report(records)
+    _write_lines_atomic(os.path.join(out_dir, "predictions.jsonl"), records)
+    write_accent_report(report, out_dir)
+    metrics = {
+        "src_dir": os.path.abspath(src_dir),
+        "archive": os.path.abspath(archive_path),
+        "recognizer": meta.get("recognizer"),
+        "split": split,
+        "questions": len(records),
+        "unanswered": unanswered,
+        "em": report["overall"]["em"],
+        "f1": report["overall"]["f1"],
+        "wer": report["overall"].get("wer"),
+        "by_country": report["by_country"],
+        "by_gender": report["by_gender"],
+        "by_speaker": report["by_speaker"],
+        "f1_range": report["f1_range"],
+        "transcription": transcription,
+    }
+    temporary = os.path.join(out_dir, f"metrics.json.tmp-{os.getpid()}")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(metrics, handle, indent=1, ensure_ascii=False)
+    os.replace(temporary, os.path.join(out_dir, "metrics.json"))
+    return metrics
+
+
+@Subcommand.register("cascade")
+class Cascade(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        description = (
+            "Spoken-question QA as a cascade: transcribe the recordings of a SQuAD-SRC-layout folder "
+            "with a speech recognizer, answer the transcripts with a trained model archive, and write "
+            "predictions.jsonl, metrics.json (EM/F1 overall and per country, gender and speaker, WER "
+            "per group) and the accent report into OUT_DIR. Transcripts are kept in "
+            "OUT_DIR/transcripts.json and reused by a rerun."
+        )
+        subparser = parser.add_parser(self.name, description=description, help="ASR then QA, scored per accent")
+        subparser.add_argument("src_dir", help="SQuAD-SRC-layout folder")
+        subparser.add_argument("archive_file", help="trained model archive (model.tar.gz)")
+        subparser.add_argument("out_dir", help="folder for transcripts, predictions and metrics")
+        add_transcription_arguments(subparser)
+        subparser.add_argument("--cuda-device", type=int, default=-1, help="GPU for the QA model (-1: CPU)")
+        subparser.add_argument("--predict-batch-size", type=int, default=32, help="questions per QA forward pass")
+        subparser.set_defaults(func=run)
+        return subparser
+
+
+def run(args: argparse.Namespace) -> dict:
+    metrics = run_cascade(
+        args.src_dir,
+        args.archive_file,
+        args.out_dir,
+        recognizer=args.recognizer,
+        split=args.split,
+        squad_path=args.squad,
+        workers=args.workers,
+        batch_size=args.batch_size,
+        cuda_device=args.cuda_device,
+        predict_batch_size=args.predict_batch_size,
+        progress=not args.no_progress,
+    )
+    with open(os.path.join(args.out_dir, "report.md"), encoding="utf-8") as handle:
+        print(handle.read(), end="")
+    print(json.dumps({key: metrics[key] for key in ("questions", "unanswered", "em", "f1", "wer")}))
+    return metrics

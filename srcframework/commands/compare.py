@@ -1,0 +1,65 @@
+"""`allennlp compare STUDY.jsonnet -o OUT_DIR`: run every (model, test set) pair of a study and
+write paper-style tables, figures and an HTML report."""
+import argparse
+import json
+import logging
+
+from allennlp.commands import Subcommand
+
+from srcframework.commands.noise import parse_shard
+from srcframework.studies.runner import run_study
+from srcframework.studies.study import load_study
+
+logger = logging.getLogger(__name__)
+
+
+@Subcommand.register("compare")
+class Compare(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        description = (
+            "Run a study: every model archive of STUDY on every test set of its input (or the "
+            "listed pairs), scored with SQuAD EM/F1 overall and per country, gender and speaker. "
+            "Writes results.json/.md/.csv/.tex, f1_by_country.png, f1_vs_wer.png, "
+            "robustness_drop.png and report.html into OUT_DIR. Finished pairs are cached in "
+            "OUT_DIR/pairs (keyed by the archive, data and reader config), so a rerun only does "
+            "what is missing or changed."
+        )
+        subparser = parser.add_parser(self.name, description=description, help="compare models on test sets")
+        subparser.add_argument("study", help="study file (Jsonnet or JSON)")
+        subparser.add_argument("-o", "--output-dir", required=True, help="folder for the pairs and the reports")
+        subparser.add_argument(
+            "--workers", type=int, default=1,
+            help="pairs run in parallel worker processes; each holds one model in memory at a time",
+        )
+        subparser.add_argument(
+            "--shard", type=parse_shard, default=(0, 1),
+            help="i/n: run every n-th pair from the i-th (array jobs on a shared OUT_DIR); then --merge",
+        )
+        subparser.add_argument("--merge", action="store_true", help="run nothing; assemble the reports from the pairs")
+        subparser.add_argument("--force", action="store_true", help="rerun this run's pairs even when cached")
+        subparser.add_argument("--cuda-device", type=int, default=None, help="overrides every model's cuda_device")
+        subparser.add_argument("--no-progress", action="store_true")
+        subparser.set_defaults(func=run)
+        return subparser
+
+
+def run(args: argparse.Namespace) -> dict:
+    if args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    if args.merge and (args.shard != (0, 1) or args.force):
+        raise ValueError("--merge assembles finished pairs; give it without --shard and --force")
+    study = load_study(args.study)
+    summary = run_study(
+        study,
+        args.output_dir,
+        workers=args.workers,
+        shard=args.shard,
+        merge=args.merge,
+        force=args.force,
+        cuda_device=args.cuda_device,
+        progress=not args.no_progress,
+    )
+    if not summary["assembled"]:
+        logger.info("shard done; run `allennlp compare %s -o %s --merge` once every shard is", args.study, args.output_dir)
+    print(json.dumps(summary))
+    return summary

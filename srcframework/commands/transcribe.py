@@ -1,0 +1,85 @@
+"""`allennlp transcribe SRC_DIR OUT_JSON --recognizer ...`: ASR transcripts of spoken questions as a
+SQuAD file, with WER."""
+import argparse
+import json
+import logging
+
+from allennlp.commands import Subcommand
+
+from srcframework.speech.transcription_job import transcribe_folder
+
+logger = logging.getLogger(__name__)
+
+
+def format_wer(report: dict) -> str:
+    lines = [f"WER ({report['normalization']})"]
+    overall = report["overall"]
+    lines.append(f"  overall: {overall['wer']:.2f}% over {overall['questions']} questions")
+    for key in ("country", "gender", "speaker"):
+        for name, row in report[f"by_{key}"].items():
+            lines.append(f"  {key} {name}: {row['wer']:.2f}% ({row['questions']} questions)")
+    return "\n".join(lines)
+
+
+def format_summary(summary: dict) -> str:
+    lines = [
+        f"{summary['questions']} questions transcribed ({summary['transcribed_now']} now, {summary['reused']} reused); "
+        f"left out: {summary['no_audio']} without audio, {summary['empty_transcripts']} with an empty transcript "
+        "(listed in the output's transcription.empty_transcripts)",
+    ]
+    if summary["real_time_factor"] is not None:
+        lines.append(
+            f"{summary['audio_seconds']:.1f} s of audio in {summary['asr_seconds']:.1f} s "
+            f"(real-time factor {summary['real_time_factor']:.3f})"
+        )
+    return "\n".join(lines)
+
+
+def add_transcription_arguments(subparser: argparse.ArgumentParser) -> None:
+    """The options `transcribe` and `cascade` share."""
+    subparser.add_argument(
+        "--recognizer", default="pocketsphinx",
+        help='a registered SpeechRecognizer name (default: %(default)s) or a JSON config such as '
+             '\'{"type": "wav2vec2_ctc", "model_name_or_path": "DIR"}\'',
+    )
+    subparser.add_argument("--split", default="dev", help="reads fid2qid_<split>.csv (default: %(default)s)")
+    subparser.add_argument("--squad", default=None, help="the questions' SQuAD file (default: SRC_DIR/squad.json)")
+    subparser.add_argument("--workers", type=int, default=1, help="parallel worker processes")
+    subparser.add_argument("--batch-size", type=int, default=8, help="recordings per recognizer call")
+    subparser.add_argument("--no-progress", action="store_true")
+
+
+@Subcommand.register("transcribe")
+class Transcribe(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        description = (
+            "Transcribe the recordings of a SQuAD-SRC-layout folder (wavs/, fid2qid_<split>.csv, "
+            "speakers.tsv) with a speech recognizer into a SQuAD-format file whose questions are the "
+            "transcripts; each keeps original_question, fid, speaker, country and gender. Prints the "
+            "WER overall, per country, gender and speaker and writes it to OUT_JSON.wer.json. "
+            "A killed run resumes where it stopped when run again with the same arguments."
+        )
+        subparser = parser.add_parser(self.name, description=description, help="transcribe spoken questions")
+        subparser.add_argument("src_dir", help="SQuAD-SRC-layout folder")
+        subparser.add_argument("output_file", help="SQuAD-format JSON to write")
+        add_transcription_arguments(subparser)
+        subparser.set_defaults(func=run)
+        return subparser
+
+
+def run(args: argparse.Namespace) -> dict:
+    summary = transcribe_folder(
+        args.src_dir,
+        args.output_file,
+        recognizer=args.recognizer,
+        split=args.split,
+        squad_path=args.squad,
+        workers=args.workers,
+        batch_size=args.batch_size,
+        progress=not args.no_progress,
+    )
+    with open(f"{args.output_file}.wer.json", encoding="utf-8") as handle:
+        print(format_wer(json.load(handle)))
+    print(format_summary(summary))
+    print(json.dumps(summary))
+    return summary

@@ -1,0 +1,229 @@
+import logging
+from collections import Counter
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+from allennlp.common.file_utils import cached_path
+from allennlp.data import DatasetReader, Instance
+from allennlp.data.fields import IndexField, ListField, MetadataField, TextField
+from allennlp.data.token_indexers import PretrainedTransformerIndexer
+from allennlp.data.tokenizers import PretrainedTransformerTokenizer, Token
+
+from srcframework.data.dataset_readers.squad import SquadReader, char_span_to_token_span
+from srcframework.data.errors import DatasetError
+from srcframework.data.squad_file import iter_questions, load_squad_json
+from srcframework.noise.noise_source import NoiseSource
+
+logger = logging.getLogger(__name__)
+
+
+def window_starts(num_context: int, space: int, stride: int, max_windows: int) -> List[int]:
+    """First context wordpiece of each window: windows of `space` wordpieces, consecutive windows
+    sharing `stride` of them, at most `max_windows` windows."""
+    starts = [0]
+    while starts[-1] + space < num_context and len(starts) < max_windows:
+        starts.append(starts[-1] + space - stride)
+    return starts
+
+
+@DatasetReader.register("transformer_squad")
+class TransformerSquadReader(DatasetReader):
+    """
+    Reads SQuAD v1.1-format JSON for a BERT-style model: each question becomes ONE instance
+    holding every window `[CLS] question [SEP] context-slice [SEP]` of its context (a sliding
+    window over the context's wordpieces), so that a model scores all windows of a question in one
+    forward pass and metrics count questions, not windows.
+
+    Fields:
+
+    - `windows`: `ListField` of `TextField`s, one per window (wordpieces with type ids).
+    - `span_start`, `span_end` (when the question has answers): `ListField`s of `IndexField`s, the
+      inclusive window positions of the first answer, or -1 in a window that does not hold the
+      whole answer. Padded (absent) windows are -1 as well.
+    - `metadata`: `id`, `question`, `original_question`, `context`, `answers`, `extra` (as
+      `squad_v1`), `context_offsets` (character span of each context wordpiece) and `windows`: for
+      each window `(first context wordpiece, its position in the window, number of context
+      wordpieces)`, so window position `p` is context wordpiece `first + p - position`.
+
+    Bad input raises a `DatasetError` naming the file and question id; every skip is counted
+    (`last_skipped`) and logged with its reason.
+
+    # Parameters
+
+    transformer_model_name : `str`
+        A Hugging Face model name or local directory (its tokenizer is used).
+    length_limit : `int`, optional (default = `256`)
+        Wordpieces per window, special tokens and question included.
+    stride : `int`, optional (default = `128`)
+        Context wordpieces that consecutive windows share. Must be smaller than the context room of
+        a window (`length_limit - max_query_length - special tokens`).
+    max_query_length : `int`, optional (default = `64`)
+        Questions are cut to this many wordpieces.
+    max_windows : `int`, optional (default = `8`)
+        At most this many windows per question; the rest of a very long context is dropped. With the
+        defaults 8 windows cover at least 189 + 7 x 61 = 616 context wordpieces (every SQuAD v1.1
+        dev context but a handful).
+    skip_invalid : `bool`, optional (default = `False`)
+        Skip (and count) invalid questions instead of raising.
+    exclude_question_ids_from : `str`, optional
+        A SQuAD-format file whose question ids are left out (and counted).
+    require_answer_in_windows : `bool`, optional (default = `False`)
+        Skip (and count) questions whose first answer lies in none of the kept windows (they give
+        no training signal). Use it for training data only: in evaluation such a question must
+        count as wrong.
+    question_noise : `NoiseSource`, optional
+        Training augmentation, exactly as in `squad_v1`.
+    noise_seed : `int`, optional (default = `0`)
+    noise_batch_size : `int`, optional (default = `64`)
+    tokenizer_kwargs : `Dict[str, Any]`, optional
+        Passed to the Hugging Face tokenizer.
+    """
+
+    def __init__(
+        self,
+        transformer_model_name: str,
+        length_limit: int = 256,
+        stride: int = 128,
+        max_query_length: int = 64,
+        max_windows: int = 8,
+        skip_invalid: bool = False,
+        exclude_question_ids_from: Optional[str] = None,
+        require_answer_in_windows: bool = False,
+        question_noise: Optional[NoiseSource] = None,
+        noise_seed: int = 0,
+        noise_batch_size: int = 64,
+        tokenizer_kwargs: Optional[Dict[str, Any]] = None,
+        **kwargs,
+    ) -> None:
+        super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
+        self.transformer_model_name = transformer_model_name
+        self._tokenizer = PretrainedTransformerTokenizer(
+            transformer_model_name, add_special_tokens=False, tokenizer_kwargs=tokenizer_kwargs
+        )
+        self._token_indexers = {
+            "tokens": PretrainedTransformerIndexer(transformer_model_name, tokenizer_kwargs=tokenizer_kwargs)
+        }
+        self.length_limit = length_limit
+        self.stride = stride
+        self.max_query_length = max_query_length
+        self.max_windows = max_windows
+        room = length_limit - max_query_length - self._tokenizer.num_special_tokens_for_pair()
+        if stride < 0 or stride >= room:
+            raise ValueError(
+                f"stride {stride} must be >= 0 and smaller than the context room of a window "
+                f"({room} = length_limit {length_limit} - max_query_length {max_query_length} - special tokens)"
+            )
+        if max_windows < 1:
+            raise ValueError(f"max_windows must be at least 1, not {max_windows}")
+        self.skip_invalid = skip_invalid
+        self.exclude_question_ids_from = exclude_question_ids_from
+        self.require_answer_in_windows = require_answer_in_windows
+        self.question_noise = question_noise
+        self.noise_seed = noise_seed
+        self.noise_batch_size = noise_batch_size
+        self._reads = 0
+        self.last_skipped: Counter = Counter()
+
+    # the id exclusion and the noise augmentation are those of `squad_v1`
+    _excluded_ids = SquadReader._excluded_ids
+    _noised = SquadReader._noised
+
+    def _read(self, file_path: str) -> Iterable[Instance]:
+        try:
+            local_path = cached_path(file_path)
+        except FileNotFoundError:
+            raise DatasetError(file_path, "file not found") from None
+        dataset = load_squad_json(local_path)
+        excluded = self._excluded_ids()
+        skipped: Counter = Counter()
+        last_context, context_tokens = None, None
+        kept = 0
+        questions = iter_questions(file_path, dataset, self.skip_invalid, skipped)
+        questions = self.shard_iterable(questions)
+        if self.question_noise is not None:
+            questions = self._noised(questions, self.noise_seed + self._reads)
+        self._reads += 1
+        for question in questions:
+            if question.qid in excluded:
+                skipped["id listed in exclude_question_ids_from"] += 1
+                continue
+            if question.context is not last_context:
+                last_context, context_tokens = question.context, self.tokenize_context(question.context)
+            instance = self.text_to_instance(
+                question.question,
+                question.context,
+                question.answers,
+                question.answer_starts,
+                question_id=question.qid,
+                context_tokens=context_tokens,
+                extra=dict(question.extra, title=question.title),
+            )
+            if instance is None:
+                skipped[f"answer lies in none of the first {self.max_windows} windows"] += 1
+                continue
+            kept += 1
+            yield instance
+        self.last_skipped = skipped
+        if skipped:
+            reasons = "; ".join(f"{n} {reason}" for reason, n in skipped.most_common())
+            logger.warning("%s: read %d questions, skipped %d (%s)", file_path, kept, sum(skipped.values()), reasons)
+        else:
+            logger.info("%s: read %d questions", file_path, kept)
+
+    def tokenize_context(self, context: str) -> List[Token]:
+        """Context wordpieces with character offsets (`idx`, `idx_end`); pieces that cover no
+        character are dropped."""
+        return [t for t in self._tokenizer.tokenize(context) if t.idx is not None]
+
+    def _windows(self, question_tokens: List[Token], context_tokens: List[Token]) -> List[Tuple[List[Token], int, int, int]]:
+        """(window wordpieces, first context wordpiece, its window position, context count) of
+        each window."""
+        tokenizer = self._tokenizer
+        room = self.length_limit - len(question_tokens) - tokenizer.num_special_tokens_for_pair()
+        position = len(tokenizer.sequence_pair_start_tokens) + len(question_tokens) + len(tokenizer.sequence_pair_mid_tokens)
+        windows = []
+        for start in window_starts(len(context_tokens), room, self.stride, self.max_windows):
+            piece = context_tokens[start : start + room]
+            windows.append((tokenizer.add_special_tokens(question_tokens, piece), start, position, len(piece)))
+        return windows
+
+    def text_to_instance(  # type: ignore
+        self,
+        question: str,
+        context: str,
+        answers: Optional[List[str]] = None,
+        answer_starts: Optional[List[int]] = None,
+        question_id: Optional[str] = None,
+        context_tokens: Optional[List[Token]] = None,
+        extra: Optional[dict] = None,
+    ) -> Optional[Instance]:
+        context_tokens = context_tokens if context_tokens is not None else self.tokenize_context(context)
+        question_tokens = self._tokenizer.tokenize(question)[: self.max_query_length]
+        offsets = [(t.idx, t.idx_end) for t in context_tokens]
+        windows = self._windows(question_tokens, context_tokens)
+        text_fields = [TextField(tokens, self._token_indexers) for tokens, _, _, _ in windows]
+        fields = {"windows": ListField(text_fields)}
+        answers = answers or []
+        if answers and answer_starts:
+            first, last = char_span_to_token_span(offsets, answer_starts[0], answer_starts[0] + len(answers[0]))
+            starts, ends = [], []
+            for (_, start, position, count), text_field in zip(windows, text_fields):
+                inside = first >= 0 and start <= first and last < start + count
+                starts.append(IndexField(first - start + position if inside else -1, text_field))
+                ends.append(IndexField(last - start + position if inside else -1, text_field))
+            if self.require_answer_in_windows and all(s.sequence_index < 0 for s in starts):
+                return None
+            fields["span_start"] = ListField(starts)
+            fields["span_end"] = ListField(ends)
+        extra = dict(extra or {})
+        metadata = {
+            "id": question_id,
+            "question": question,
+            "original_question": extra.pop("original_question", None),
+            "context": context,
+            "context_offsets": offsets,
+            "windows": [(start, position, count) for _, start, position, count in windows],
+            "answers": answers,
+            "extra": extra,
+        }
+        fields["metadata"] = MetadataField(metadata)
+        return Instance(fields)

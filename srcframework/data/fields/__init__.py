@@ -1,0 +1,1 @@
+from srcframework.data.fields.audio_field import AudioField, padding_fraction

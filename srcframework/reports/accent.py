@@ -1,0 +1,224 @@
+"""Accent-aware scores of spoken-question QA (SQuAD-SRC): SQuAD v1.1 EM/F1 overall and per
+country, gender and speaker, and the F1 range (best country's F1 minus the worst's).
+
+A record is a dict with `id`, `prediction` (the answer string, or `None` for no answer, which
+scores 0), `answers` (the gold strings), `groups` (e.g. `{"speaker": "SPK009", "country": "US",
+"gender": "F"}`; keys may be missing) and, optionally, `question` and `original_question`. Where
+both are strings the corpus WER (%) of the questions against their originals is reported too, over
+the records of each group that have them. The same id may occur in several records (one question
+read by several speakers); every record counts once. A record without a value for a group key is
+left out of that key's groups but counts in the overall scores.
+"""
+import json
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence
+
+from srcframework.data.errors import DatasetError
+from srcframework.metrics.squad import exact_match_score, f1_score, metric_max_over_ground_truths
+from srcframework.noise.noise_metrics import wer
+
+GROUP_KEYS = ("country", "gender", "speaker")
+PREDICTION_KEYS = ("id", "best_span_str", "answers")
+
+
+def _check_record(index: int, record: dict) -> None:
+    where = f"record {index} (id {record.get('id')!r})" if isinstance(record, dict) else f"record {index}"
+    if not isinstance(record, dict):
+        raise ValueError(f"{where}: expected a dict, got {type(record).__name__}")
+    missing = [key for key in ("id", "prediction", "answers") if key not in record]
+    if missing:
+        raise ValueError(f"{where}: missing key(s) {missing}")
+    if record["prediction"] is not None and not isinstance(record["prediction"], str):
+        raise ValueError(f"{where}: prediction is a {type(record['prediction']).__name__}, not a string")
+    answers = record["answers"]
+    if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
+        raise ValueError(f"{where}: answers must be a non-empty list of gold strings, got {answers!r}")
+    if not isinstance(record.get("groups") or {}, dict):
+        raise ValueError(f"{where}: groups must be a dict, got {type(record['groups']).__name__}")
+
+
+def _scores(records: List[dict]) -> dict:
+    """EM, F1 (0-100) and count of some records, and their corpus WER where they have questions."""
+    em = f1 = 0.0
+    refs, hyps = [], []
+    for record in records:
+        prediction = record["prediction"]
+        if prediction is not None:
+            em += metric_max_over_ground_truths(exact_match_score, prediction, record["answers"])
+            f1 += metric_max_over_ground_truths(f1_score, prediction, record["answers"])
+        question, original = record.get("question"), record.get("original_question")
+        if isinstance(question, str) and isinstance(original, str):
+            refs.append(original)
+            hyps.append(question)
+    count = len(records)
+    scores = {"em": 100.0 * em / count, "f1": 100.0 * f1 / count, "count": count}
+    if refs:
+        try:
+            scores["wer"] = wer(refs, hyps)
+        except ValueError:  # every original question is empty after normalisation
+            pass
+    return scores
+
+
+def f1_range(by_country: Dict[str, dict]) -> Optional[dict]:
+    """Best country's F1 minus the worst's, with their names; `None` under two countries. Ties go
+    to the name that sorts first."""
+    if len(by_country) < 2:
+        return None
+    names = sorted(by_country)
+    best = max(names, key=lambda name: by_country[name]["f1"])
+    worst = min(names, key=lambda name: by_country[name]["f1"])
+    return {"value": by_country[best]["f1"] - by_country[worst]["f1"], "best": best, "worst": worst}
+
+
+def accent_report(records: Iterable[dict], group_keys: Sequence[str] = GROUP_KEYS) -> dict:
+    """
+    SQuAD v1.1 EM/F1 (0-100) overall and per group, as
+    `{"overall": {"em", "f1", "count"[, "wer"]}, "by_<key>": {value: {...}} for each group key,
+    "f1_range": {"value", "best", "worst"} over countries, or None}`. Groups are sorted by name.
+    A bad record raises a `ValueError` naming its position and id.
+    """
+    records = list(records)
+    if not records:
+        raise ValueError("no records to report on")
+    if isinstance(group_keys, str):
+        raise TypeError(f"group_keys must be a sequence of keys, not the string {group_keys!r}")
+    for index, record in enumerate(records):
+        _check_record(index, record)
+    report = {"overall": _scores(records)}
+    for key in group_keys:
+        members: Dict[str, List[dict]] = {}
+        for record in records:
+            value = (record.get("groups") or {}).get(key)
+            if value is not None and str(value) != "":
+                members.setdefault(str(value), []).append(record)
+        report[f"by_{key}"] = {name: _scores(members[name]) for name in sorted(members)}
+    report["f1_range"] = f1_range(report["by_country"]) if "country" in group_keys else None
+    return report
+
+
+def _optional_text(value) -> Optional[str]:
+    """A question text, or None. AllenNLP's `sanitize` writes a missing value as the string "None"."""
+    return value if isinstance(value, str) and value != "None" else None
+
+
+def records_from_predictions(path) -> List[dict]:
+    """Records from the JSON lines `allennlp predict --predictor span_qa` writes (`id`,
+    `best_span_str`, `answers`, `groups`, `question`, `original_question`). A malformed line, or
+    one without `id`, `best_span_str` or `answers`, is a `DatasetError` naming the file and line.
+    A `question` or `original_question` of null or "None" counts as absent."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as err:
+        raise DatasetError(path, f"cannot read predictions: {err}") from None
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise DatasetError(path, f"line {number}: not JSON ({err.msg})") from None
+        if not isinstance(row, dict):
+            raise DatasetError(path, f"line {number}: expected a JSON object, got {type(row).__name__}")
+        missing = [key for key in PREDICTION_KEYS if key not in row]
+        if missing:
+            raise DatasetError(path, f"line {number}: missing key(s) {missing}; is this span_qa predict output?")
+        answers, groups = row["answers"], row.get("groups") or {}
+        if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
+            raise DatasetError(path, f"line {number}: answers must be a non-empty list of strings", row["id"])
+        if row["best_span_str"] is not None and not isinstance(row["best_span_str"], str):
+            raise DatasetError(path, f"line {number}: best_span_str is not a string", row["id"])
+        if not isinstance(groups, dict):
+            raise DatasetError(path, f"line {number}: groups must be an object", row["id"])
+        records.append(
+            {
+                "id": row["id"],
+                "prediction": row["best_span_str"],
+                "answers": answers,
+                "groups": groups,
+                "question": _optional_text(row.get("question")),
+                "original_question": _optional_text(row.get("original_question")),
+            }
+        )
+    if not records:
+        raise DatasetError(path, "no predictions in the file")
+    return records
+
+
+def _cells(name: str, scores: dict, with_wer: bool) -> str:
+    row = f"| {name} | {scores['em']:.1f} | {scores['f1']:.1f} | {scores['count']} |"
+    if with_wer:
+        row += f" {scores['wer']:.1f} |" if "wer" in scores else " - |"
+    return row
+
+
+def _table(first: str, rows: Dict[str, dict], with_wer: bool) -> List[str]:
+    header = f"| {first} | EM | F1 | count |" + (" WER |" if with_wer else "")
+    rule = "|---|---:|---:|---:|" + ("---:|" if with_wer else "")
+    return [header, rule] + [_cells(name, scores, with_wer) for name, scores in rows.items()]
+
+
+def markdown_report(report: dict, title: Optional[str] = None) -> str:
+    """The report as Markdown: overall, one table per group key, and the F1-range line."""
+    with_wer = "wer" in report["overall"]
+    lines = [f"# {title or 'Accent report'}", "", "## Overall", ""]
+    lines += _table("set", {"all": report["overall"]}, with_wer)
+    for key, rows in report.items():
+        if not key.startswith("by_"):
+            continue
+        name = key[len("by_"):]
+        lines += ["", f"## By {name}", ""]
+        lines += _table(name, rows, with_wer) if rows else [f"No record has a {name}."]
+    spread = report.get("f1_range")
+    lines.append("")
+    if spread:
+        best, worst = report["by_country"][spread["best"]], report["by_country"][spread["worst"]]
+        lines.append(
+            f"F1 range over countries: {spread['value']:.1f} "
+            f"(best {spread['best']} {best['f1']:.1f}, worst {spread['worst']} {worst['f1']:.1f})"
+        )
+    else:
+        lines.append("F1 range over countries: n/a (fewer than 2 countries)")
+    return "\n".join(lines) + "\n"
+
+
+def plot_f1_by_country(report: dict, path, title: Optional[str] = None) -> Path:
+    """Bar chart of F1 per country (best first) with the overall F1 as a horizontal line and each
+    bar's question count above it, written as PNG with matplotlib's Agg backend."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    countries = report.get("by_country") or {}
+    names = sorted(countries, key=lambda name: (-countries[name]["f1"], name))
+    figure = Figure(figsize=(max(4.0, 0.8 * len(names) + 2.0), 4.0), dpi=100)
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    bars = axes.bar(names, [countries[n]["f1"] for n in names], color="tab:blue")
+    axes.bar_label(bars, labels=[f"n={countries[n]['count']}" for n in names], padding=2, fontsize=8)
+    overall = report["overall"]["f1"]
+    axes.axhline(overall, color="tab:red", linestyle="--", label=f"overall F1 {overall:.1f}")
+    if not names:
+        axes.text(0.5, 0.5, "no country groups", ha="center", va="center", transform=axes.transAxes)
+    axes.set_ylim(0, 110)
+    axes.set_xlabel("country")
+    axes.set_ylabel("F1 (%)")
+    axes.set_title(title or "SQuAD F1 by country")
+    axes.legend(loc="upper right", fontsize=8)
+    figure.tight_layout()
+    path = Path(path)
+    figure.savefig(path, format="png")
+    return path
+
+
+def write_accent_report(report: dict, out_dir, title: Optional[str] = None) -> List[Path]:
+    """Write `report.json`, `report.md` and `f1_by_country.png` into `out_dir` (created if
+    needed) and return their paths in that order."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out_dir / "report.json", out_dir / "report.md"
+    json_path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    md_path.write_text(markdown_report(report, title), encoding="utf-8")
+    png_path = plot_f1_by_country(report, out_dir / "f1_by_country.png", title)
+    return [json_path, md_path, png_path]

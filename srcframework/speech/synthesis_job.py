@@ -1,0 +1,234 @@
+"""Reading the questions of a SQuAD-format file aloud with offline voices into a SQuAD-SRC-layout
+folder (see `srcframework.data.squad_src_layout`), for `allennlp synthesize-speech`.
+
+Question n (counting from 1, file order, first `limit` questions) gets the file id
+`<SPLIT>00000n` (`DEV000001`) and one speaker: with no seed the voices take turns (round-robin in
+file order); with a seed the same balanced turns are dealt over a seeded shuffle of the questions.
+The text read is each question's `question` field. Waveforms are written as 16 kHz mono 16-bit WAV
+(8 kHz voices are resampled).
+
+The job is resumable: each WAV is written atomically, and a rerun skips every WAV that exists and
+is readable, so a killed run loses nothing and redoes nothing. `synthesis_<split>.json` records the
+configuration first (a rerun with another configuration into the same folder is refused) and the
+summary at the end; `fid2qid_<split>.csv`, `speakers.tsv` and `squad.json` (the input restricted to
+the synthesised questions) are written atomically once every WAV exists, so a folder with its
+fid2qid file is complete. Temporary files that a killed run leaves in `wavs/` are removed by the
+next run (so do not run two jobs on one folder at the same time).
+"""
+import glob
+import hashlib
+import json
+import logging
+import multiprocessing
+import os
+import random
+import re
+import time
+from collections import Counter
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import soundfile
+from tqdm import tqdm
+
+from srcframework.data.squad_file import iter_questions, load_squad_json
+from srcframework.data.squad_src_layout import (
+    AUDIO_FOLDER_NAME,
+    SPEAKER_TABLE_NAME,
+    Speaker,
+    read_speaker_table,
+    wav_name,
+    write_fid2qid,
+    write_speaker_table,
+)
+from srcframework.noise.challenge_set import write_json_atomic
+from srcframework.speech.audio import resample, write_wav_atomic
+from srcframework.speech.voices import Voice, parse_voices
+
+logger = logging.getLogger(__name__)
+
+SAMPLE_RATE = 16000
+SQUAD_COPY_NAME = "squad.json"
+
+
+def manifest_name(split: str) -> str:
+    return f"synthesis_{split}.json"
+
+
+def assign_speakers(count: int, voices: Sequence[Voice], seed: Optional[int] = None) -> List[Voice]:
+    """The voice of each of `count` questions: round-robin in file order, or (with a seed)
+    round-robin over a seeded shuffle of the questions; either way every voice reads
+    `count // len(voices)` or one more."""
+    order = list(range(count))
+    if seed is not None:
+        random.Random(seed).shuffle(order)
+    assigned: List[Optional[Voice]] = [None] * count
+    for turn, question in enumerate(order):
+        assigned[question] = voices[turn % len(voices)]
+    return assigned  # type: ignore[return-value]
+
+
+def restrict_dataset(dataset: dict, keep_ids: set) -> dict:
+    """The dataset with only the questions whose ids are in `keep_ids` (empty paragraphs and
+    articles dropped)."""
+    out = dict(dataset, data=[])
+    for article in dataset["data"]:
+        paragraphs = []
+        for paragraph in article["paragraphs"]:
+            qas = [qa for qa in paragraph["qas"] if qa["id"] in keep_ids]
+            if qas:
+                paragraphs.append(dict(paragraph, qas=qas))
+        if paragraphs:
+            out["data"].append(dict(article, paragraphs=paragraphs))
+    return out
+
+
+def wav_is_done(path: str) -> bool:
+    """Whether `path` is a readable 16 kHz mono WAV with samples (an earlier run's finished file)."""
+    if not os.path.isfile(path):
+        return False
+    try:
+        info = soundfile.info(path)
+    except (soundfile.LibsndfileError, RuntimeError) as error:
+        logger.warning("redoing unreadable %s: %s", path, error)
+        return False
+    return info.samplerate == SAMPLE_RATE and info.channels == 1 and info.frames > 0
+
+
+_WORKER_SYNTHESIZERS: Dict[str, object] = {}
+
+
+def _synthesize(job: Tuple[str, str, str, str]) -> Tuple[str, str, float, float]:
+    """Synthesises one question and writes its WAV: `(fid, voice, audio seconds, engine seconds)`;
+    0 audio seconds (nothing written) when the voice said nothing."""
+    fid, voice_name, text, path = job
+    synthesizer = _WORKER_SYNTHESIZERS.get(voice_name)
+    if synthesizer is None:
+        synthesizer = _WORKER_SYNTHESIZERS[voice_name] = parse_voices([voice_name])[0].build()
+    start = time.perf_counter()
+    waveform, rate = synthesizer.synthesize(text)
+    waveform = resample(waveform, rate, SAMPLE_RATE)
+    if waveform.size:
+        write_wav_atomic(path, waveform, SAMPLE_RATE)
+    return fid, voice_name, waveform.size / SAMPLE_RATE, time.perf_counter() - start
+
+
+def _check_split(split: str) -> None:
+    if not re.fullmatch(r"[A-Za-z]+", split or ""):
+        raise ValueError(f"split must be letters only (it starts every file id, e.g. DEV000001), got {split!r}")
+
+
+def _merge_speakers(path: str, voices: Sequence[Voice]) -> List[Speaker]:
+    """The speaker table with `voices` added to an existing one (another split's); a speaker id that
+    the existing table gives another country, gender or voice is an error naming the file."""
+    table = read_speaker_table(path) if os.path.exists(path) else {}
+    for voice in voices:
+        new = Speaker(voice.speaker, voice.country, voice.gender, voice.name)
+        old = table.get(voice.speaker)
+        if old is not None and old != new:
+            raise ValueError(f"{path} already describes {voice.speaker} as {old}, not as {new}; use another folder")
+        table[voice.speaker] = new
+    return [table[name] for name in sorted(table)]
+
+
+def synthesize_questions(
+    squad_path: str,
+    out_dir: str,
+    voices=None,
+    split: str = "dev",
+    workers: int = 1,
+    limit: Optional[int] = None,
+    seed: Optional[int] = None,
+    progress: bool = True,
+) -> dict:
+    """
+    Reads the questions of `squad_path` aloud into the SQuAD-SRC-layout folder `out_dir` and
+    returns a summary: questions, synthesized_now (engine calls made by this run), reused (WAVs
+    an earlier run made), no_speech (ids of questions a voice said nothing for: left out of
+    fid2qid), audio_seconds (made now), total_audio_seconds, wall_seconds,
+    audio_seconds_per_second (made now per wall second), per_speaker (questions per speaker).
+    """
+    _check_split(split)
+    voices = parse_voices(voices if voices is not None else "flite:kal16,flite:awb,flite:rms,flite:slt")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    started = time.perf_counter()
+    for voice in voices:  # fail early: missing programs, voices this flite or espeak-ng lacks
+        _WORKER_SYNTHESIZERS.setdefault(voice.name, voice.build())
+    dataset = load_squad_json(squad_path)
+    questions = list(iter_questions(squad_path, dataset, require_answers=False))
+    ids = [q.qid for q in questions]
+    if len(set(ids)) != len(ids):
+        duplicated = sorted(qid for qid, n in Counter(ids).items() if n > 1)[:5]
+        raise ValueError(f"{squad_path}: question ids are not unique (e.g. {duplicated})")
+    questions = questions[:limit] if limit is not None else questions
+    speakers = assign_speakers(len(questions), voices, seed)
+    plan = [(f"{split.upper()}{n:06d}", q, v) for n, (q, v) in enumerate(zip(questions, speakers), 1)]
+
+    os.makedirs(os.path.join(out_dir, AUDIO_FOLDER_NAME), exist_ok=True)
+    config = {
+        "split": split,
+        "voices": [v.name for v in voices],
+        "seed": seed,
+        "limit": limit,
+        "sample_rate": SAMPLE_RATE,
+        "questions": hashlib.sha256(json.dumps([(q.qid, q.question) for q in questions]).encode("utf-8")).hexdigest(),
+    }
+    manifest_path = os.path.join(out_dir, manifest_name(split))
+    if os.path.exists(manifest_path):
+        with open(manifest_path, encoding="utf-8") as handle:
+            previous = json.load(handle).get("config")
+        if previous != config:
+            raise ValueError(
+                f"{out_dir} holds a {split} synthesis with another configuration ({manifest_path}: {previous}); "
+                "use another folder or delete that one"
+            )
+    write_json_atomic(manifest_path, {"config": config, "complete": False})
+    for leftover in glob.glob(os.path.join(glob.escape(out_dir), AUDIO_FOLDER_NAME, ".*.wav.tmp")):
+        os.remove(leftover)
+
+    paths = {fid: os.path.join(out_dir, AUDIO_FOLDER_NAME, wav_name(fid, v.speaker)) for fid, _, v in plan}
+    todo = [(fid, v.name, q.question, paths[fid]) for fid, q, v in plan if not wav_is_done(paths[fid])]
+    made_seconds, no_speech = 0.0, set()
+    bar = tqdm(total=len(plan), initial=len(plan) - len(todo), desc="synthesizing", unit="q", disable=not progress)
+    pool = None
+    try:
+        if workers > 1 and len(todo) > 1:
+            pool = multiprocessing.get_context("spawn").Pool(min(workers, len(todo)))
+            results = pool.imap_unordered(_synthesize, todo)
+        else:
+            results = map(_synthesize, todo)
+        for fid, voice_name, seconds, _ in results:
+            made_seconds += seconds
+            if seconds == 0:
+                no_speech.add(fid)
+            bar.update(1)
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.terminate()
+
+    kept = [(fid, q, v) for fid, q, v in plan if fid not in no_speech]
+    dropped = [q.qid for fid, q, v in plan if fid in no_speech]
+    for qid in dropped:
+        logger.warning("%s: the voice said nothing for question %s; it is left out", squad_path, qid)
+    total_seconds = sum(soundfile.info(paths[fid]).frames for fid, _, _ in kept) / SAMPLE_RATE
+    write_json_atomic(os.path.join(out_dir, SQUAD_COPY_NAME), restrict_dataset(dataset, {q.qid for _, q, _ in kept}))
+    speaker_table = os.path.join(out_dir, SPEAKER_TABLE_NAME)
+    write_speaker_table(speaker_table, _merge_speakers(speaker_table, voices))
+    write_fid2qid(os.path.join(out_dir, f"fid2qid_{split}.csv"), [(fid, q.qid) for fid, q, _ in kept])
+    wall = time.perf_counter() - started
+    summary = {
+        "questions": len(kept),
+        "synthesized_now": len(todo),
+        "reused": len(plan) - len(todo),
+        "no_speech": dropped,
+        "audio_seconds": round(made_seconds, 3),
+        "total_audio_seconds": round(total_seconds, 3),
+        "wall_seconds": round(wall, 3),
+        "audio_seconds_per_second": round(made_seconds / wall, 3) if wall > 0 else 0.0,
+        "per_speaker": dict(sorted(Counter(v.speaker for _, _, v in kept).items())),
+    }
+    write_json_atomic(manifest_path, {"config": config, "complete": True, "summary": summary})
+    return summary

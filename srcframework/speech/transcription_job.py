@@ -1,0 +1,358 @@
+"""Transcribing a SQuAD-SRC-layout folder of spoken questions (see
+`srcframework.data.squad_src_layout`) into a SQuAD-format file whose questions are the ASR
+transcripts, for `allennlp transcribe` and `allennlp cascade`.
+
+Every question of the SQuAD file (`--squad`, else `FOLDER/squad.json`) that `fid2qid_<split>.csv`
+gives a recording in `wavs/` is transcribed; the others are left out and counted (`no_audio`).
+Each output question keeps its reference text as `original_question` and carries `fid`,
+`speaker`, `country` and `gender` (from `speakers.tsv`, else SQuAD-SRC's own speaker table).
+Questions whose transcript is empty cannot be read as SQuAD questions; they are listed under
+`transcription.empty_transcripts` of the output instead of `data` (and count as all-deleted in
+the WER).
+
+The work is journaled like `srcframework.noise.challenge_set`: each finished batch of
+`(fid, transcript)` is appended to `OUTPUT.journal.jsonl` and fsynced, a rerun transcribes only
+what the journal lacks, the output is written atomically and the journal removed at the end. An
+output already written for the same recognizer, split and recordings is reused as it is.
+
+WER (`OUTPUT.wer.json`) is `srcframework.noise.noise_metrics.wer`: corpus-level jiwer WER in %,
+after lowercasing, deleting punctuation (`Tesla's` -> `teslas`) and collapsing whitespace, over
+all questions, per country, per gender and per speaker.
+"""
+import copy
+import hashlib
+import importlib
+import json
+import logging
+import multiprocessing
+import os
+import time
+from collections import Counter, defaultdict
+from typing import Dict, List, Optional, Tuple
+
+from allennlp.common import Params
+from tqdm import tqdm
+
+from srcframework.data.squad_file import iter_questions, load_squad_json
+from srcframework.data.squad_src_layout import (
+    AUDIO_FOLDER_NAME,
+    DEFAULT_FILE_PATTERN,
+    SPEAKER_TABLE_NAME,
+    SQUAD_SRC_SPEAKERS,
+    Speaker,
+    parse_wav_name,
+    read_fid2qid,
+    read_speaker_table,
+)
+from srcframework.noise.challenge_set import write_json_atomic
+from srcframework.noise.noise_metrics import wer
+from srcframework.speech.audio import read_wav
+from srcframework.speech.engines import SpeechRecognizer
+
+logger = logging.getLogger(__name__)
+
+NORMALIZATION = "lowercase, punctuation deleted (jiwer RemovePunctuation), whitespace collapsed"
+UNKNOWN = "unknown"
+
+
+def parse_recognizer(text) -> dict:
+    """A recognizer config from a registered name (`pocketsphinx`), a JSON object string or a dict."""
+    if isinstance(text, dict):
+        return copy.deepcopy(text)
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            params = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"the recognizer config is not valid JSON: {err}") from None
+    else:
+        params = {"type": text}
+    if "type" not in params:
+        raise ValueError(f'the recognizer config needs a "type" (one of {SpeechRecognizer.list_available()})')
+    if params["type"] not in SpeechRecognizer.list_available():
+        raise ValueError(f"unknown recognizer {params['type']!r}; registered: {SpeechRecognizer.list_available()}")
+    return params
+
+
+def find_recordings(src_dir: str, file_pattern: str = DEFAULT_FILE_PATTERN) -> Tuple[Dict[str, Tuple[str, str]], int]:
+    """`({fid: (speaker, path)}, files ignored)` of `src_dir/wavs`; names that do not match the
+    pattern are counted and logged. A file id recorded twice is an error naming both files."""
+    folder = os.path.join(src_dir, AUDIO_FOLDER_NAME)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"no audio folder: {folder}")
+    recordings: Dict[str, Tuple[str, str]] = {}
+    ignored = 0
+    for name in sorted(os.listdir(folder)):
+        parsed = parse_wav_name(name, file_pattern)
+        if parsed is None:
+            if not name.startswith("."):
+                logger.warning("ignoring %s: the name does not match %s", os.path.join(folder, name), file_pattern)
+            ignored += 1
+            continue
+        fid, speaker = parsed
+        path = os.path.join(folder, name)
+        if fid in recordings:
+            raise ValueError(f"file id {fid} has two recordings: {recordings[fid][1]} and {path}")
+        recordings[fid] = (speaker, path)
+    return recordings, ignored
+
+
+def speaker_table(src_dir: str) -> Dict[str, Speaker]:
+    path = os.path.join(src_dir, SPEAKER_TABLE_NAME)
+    return read_speaker_table(path) if os.path.exists(path) else dict(SQUAD_SRC_SPEAKERS)
+
+
+def job_key(recognizer: dict, split: str, items: List[Tuple[str, str, str]]) -> str:
+    text = json.dumps({"recognizer": recognizer, "split": split, "items": items}, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def read_journal(path: str, key: str) -> Dict[str, Tuple[str, float]]:
+    """`{fid: (transcript, audio seconds)}` of a journal; another job's journal is an error."""
+    done: Dict[str, Tuple[str, float]] = {}
+    if not os.path.exists(path):
+        return done
+    with open(path, encoding="utf-8") as handle:
+        lines = handle.read().split("\n")
+    header = json.loads(lines[0]) if lines and lines[0] else {}
+    if header.get("key") != key:
+        raise ValueError(
+            f"{path} belongs to another recognizer, split or set of recordings; delete it (or choose "
+            "another output path) to start afresh"
+        )
+    for line in lines[1:]:
+        if not line:
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            break  # the last line of a killed run may be cut short: that batch is redone
+        done[row["fid"]] = (row["transcript"], row["seconds"])
+    return done
+
+
+_WORKER_RECOGNIZER: Optional[SpeechRecognizer] = None
+_WORKER_PARAMS: Optional[dict] = None
+
+
+def recognizer_module(params: dict) -> str:
+    """The module that registers the recognizer type, imported by worker processes (so recognizers
+    of plugins and `--include-package` modules work there too)."""
+    cls, _ = SpeechRecognizer.resolve_class_name(params["type"])
+    return cls.__module__
+
+
+def _recognizer(params: dict, module: str) -> SpeechRecognizer:
+    global _WORKER_RECOGNIZER, _WORKER_PARAMS
+    if _WORKER_RECOGNIZER is None or _WORKER_PARAMS != params:
+        importlib.import_module(module)
+        _WORKER_RECOGNIZER = SpeechRecognizer.from_params(Params(copy.deepcopy(params)))
+        _WORKER_PARAMS = copy.deepcopy(params)
+    return _WORKER_RECOGNIZER
+
+
+def _transcribe_batch(job: Tuple[dict, str, List[Tuple[str, str]]]) -> List[Tuple[str, str, float]]:
+    """`(fid, transcript, audio seconds)` of a batch of `(fid, wav path)`; recordings of one sample
+    rate go to the recognizer together."""
+    params, module, batch = job
+    recognizer = _recognizer(params, module)
+    by_rate: Dict[int, List[Tuple[str, object]]] = defaultdict(list)
+    seconds = {}
+    for fid, path in batch:
+        waveform, rate = read_wav(path)
+        by_rate[rate].append((fid, waveform))
+        seconds[fid] = waveform.size / rate
+    transcripts = {}
+    for rate, items in by_rate.items():
+        texts = recognizer.transcribe([w for _, w in items], rate)
+        if len(texts) != len(items):
+            raise RuntimeError(f"the recognizer returned {len(texts)} transcripts for {len(items)} recordings")
+        transcripts.update({fid: " ".join(str(text).split()) for (fid, _), text in zip(items, texts)})
+    return [(fid, transcripts[fid], seconds[fid]) for fid, _ in batch]
+
+
+def wer_report(records: List[dict]) -> dict:
+    """WER (%) overall and per country, gender and speaker of records with `reference`,
+    `transcript`, `country`, `gender` and `speaker`."""
+
+    def score(rows):
+        refs = [r["reference"] for r in rows]
+        words = sum(len(r.split()) for r in refs)
+        return {"questions": len(rows), "reference_words": words, "wer": wer(refs, [r["transcript"] for r in rows])}
+
+    report = {"normalization": NORMALIZATION, "overall": score(records) if records else None}
+    for key in ("country", "gender", "speaker"):
+        groups = defaultdict(list)
+        for record in records:
+            groups[record[key]].append(record)
+        report[f"by_{key}"] = {name: score(rows) for name, rows in sorted(groups.items())}
+    return report
+
+
+def transcribe_folder(
+    src_dir: str,
+    output_path: str,
+    recognizer="pocketsphinx",
+    split: str = "dev",
+    squad_path: Optional[str] = None,
+    workers: int = 1,
+    batch_size: int = 8,
+    file_pattern: str = DEFAULT_FILE_PATTERN,
+    progress: bool = True,
+) -> dict:
+    """
+    Transcribes the recordings of `src_dir` into the SQuAD file `output_path` (and writes
+    `output_path + ".wer.json"`); returns a summary: questions (transcribed), transcribed_now,
+    reused (from the journal or an earlier output), no_audio (questions without a recording),
+    not_in_squad (recordings whose question the SQuAD file lacks), ignored_files,
+    empty_transcripts, audio_seconds and asr_seconds (of the recordings transcribed now),
+    real_time_factor (asr_seconds / audio_seconds), wer (overall, %).
+    """
+    params = parse_recognizer(recognizer)
+    if workers < 1 or batch_size < 1:
+        raise ValueError("workers and batch_size must be at least 1")
+    squad_path = squad_path or os.path.join(src_dir, "squad.json")
+    if not os.path.exists(squad_path):
+        raise FileNotFoundError(f"no SQuAD file: {squad_path} does not exist; give the questions' file with --squad")
+    fid2qid_path = os.path.join(src_dir, f"fid2qid_{split}.csv")
+    rows = read_fid2qid(fid2qid_path)
+    speakers = speaker_table(src_dir)
+    recordings, ignored = find_recordings(src_dir, file_pattern)
+    dataset = load_squad_json(squad_path)
+    questions = {q.qid: q for q in iter_questions(squad_path, dataset, require_answers=False)}
+
+    by_qid: Dict[str, Tuple[str, str, str]] = {}  # qid -> (fid, speaker, path)
+    not_in_squad = 0
+    for fid, qid in rows:
+        if fid not in recordings:
+            continue
+        if qid not in questions:
+            not_in_squad += 1
+            continue
+        if qid in by_qid:
+            raise ValueError(f"{fid2qid_path}: question {qid} has two recordings ({by_qid[qid][0]} and {fid})")
+        by_qid[qid] = (fid, *recordings[fid])
+    no_audio = len(questions) - len(by_qid)
+    if not by_qid:
+        raise ValueError(
+            f"{src_dir}: no recording of {fid2qid_path} is of a question of {squad_path} "
+            f"({len(rows)} rows, {len(recordings)} recordings)"
+        )
+    if no_audio:
+        logger.warning("%d questions of %s have no recording in %s; they are left out", no_audio, squad_path, src_dir)
+    unknown = sorted({s for _, s, _ in by_qid.values() if s not in speakers})
+    if unknown:
+        logger.warning("speakers %s are not in %s: country and gender %r", unknown, SPEAKER_TABLE_NAME, UNKNOWN)
+
+    items = sorted((fid, qid, os.path.basename(path)) for qid, (fid, _, path) in by_qid.items())
+    key = job_key(params, split, items)
+    journal_path = f"{output_path}.journal.jsonl"
+    previous = _previous_output(output_path, key)
+    done = previous if previous is not None else read_journal(journal_path, key)
+    todo = [(fid, path) for fid, _, path in sorted(by_qid.values()) if fid not in done]
+    module = recognizer_module(params)
+    batches = [(params, module, todo[k : k + batch_size]) for k in range(0, len(todo), batch_size)]
+    started = time.perf_counter()
+    audio_now = 0.0
+    if batches:
+        fresh = not os.path.exists(journal_path)
+        with open(journal_path, "a", encoding="utf-8") as journal:
+            if fresh:
+                journal.write(json.dumps({"key": key, "recognizer": params, "split": split}) + "\n")
+                journal.flush()
+            bar = tqdm(total=len(by_qid), initial=len(by_qid) - len(todo), desc="transcribing", unit="q", disable=not progress)
+            pool = None
+            try:
+                if workers > 1 and len(batches) > 1:
+                    pool = multiprocessing.get_context("spawn").Pool(min(workers, len(batches)))
+                    results = pool.imap_unordered(_transcribe_batch, batches)
+                else:
+                    results = map(_transcribe_batch, batches)
+                for result in results:
+                    journal.write("".join(
+                        json.dumps({"fid": f, "transcript": t, "seconds": s}, ensure_ascii=False) + "\n" for f, t, s in result
+                    ))
+                    journal.flush()
+                    os.fsync(journal.fileno())
+                    for fid, transcript, seconds in result:
+                        done[fid] = (transcript, seconds)
+                        audio_now += seconds
+                    bar.update(len(result))
+            finally:
+                bar.close()
+                if pool is not None:
+                    pool.terminate()
+    asr_seconds = time.perf_counter() - started
+
+    records = []
+    for qid, (fid, speaker, _) in by_qid.items():
+        entry = speakers.get(speaker, Speaker(speaker, UNKNOWN, UNKNOWN))
+        records.append({"qid": qid, "fid": fid, "speaker": speaker, "country": entry.country,
+                        "gender": entry.gender, "reference": questions[qid].question, "transcript": done[fid][0]})
+    report = wer_report(records)
+    meta = {"recognizer": params, "split": split, "source": os.path.abspath(src_dir), "key": key}
+    output, empty = transcript_dataset(dataset, {r["qid"]: r for r in records}, meta)
+    write_json_atomic(output_path, output)
+    write_json_atomic(f"{output_path}.wer.json", report)
+    if os.path.exists(journal_path):
+        os.remove(journal_path)
+    return {
+        "questions": len(records),
+        "transcribed_now": len(todo),
+        "reused": len(records) - len(todo),
+        "no_audio": no_audio,
+        "not_in_squad": not_in_squad,
+        "ignored_files": ignored,
+        "empty_transcripts": empty,
+        "audio_seconds": round(audio_now, 3),
+        "asr_seconds": round(asr_seconds, 3),
+        "real_time_factor": round(asr_seconds / audio_now, 4) if audio_now else None,
+        "wer": report["overall"]["wer"],
+    }
+
+
+def _previous_output(output_path: str, key: str) -> Optional[Dict[str, Tuple[str, float]]]:
+    """The transcripts of an output this same job wrote before, or None."""
+    if not os.path.exists(output_path):
+        return None
+    try:
+        with open(output_path, encoding="utf-8") as handle:
+            previous = json.load(handle)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    meta = previous.get("transcription") if isinstance(previous, dict) else None
+    if not isinstance(meta, dict) or meta.get("key") != key:
+        return None
+    done = {}
+    for article in previous.get("data", []):
+        for paragraph in article["paragraphs"]:
+            for qa in paragraph["qas"]:
+                done[qa["fid"]] = (qa["question"], None)
+    for qa in meta.get("empty_transcripts", []):
+        done[qa["fid"]] = ("", None)
+    return done
+
+
+def transcript_dataset(dataset: dict, records: Dict[str, dict], meta: dict) -> Tuple[dict, int]:
+    """`(the SQuAD dataset with transcripts as questions, number of empty transcripts)`: only the
+    recorded questions; those with an empty transcript go to `transcription.empty_transcripts`."""
+    out = {"version": dataset.get("version", "1.1"), "transcription": dict(meta, empty_transcripts=[]), "data": []}
+    for article in dataset["data"]:
+        paragraphs = []
+        for paragraph in article["paragraphs"]:
+            qas = []
+            for qa in paragraph["qas"]:
+                record = records.get(qa["id"])
+                if record is None:
+                    continue
+                qa = dict(qa, question=record["transcript"], original_question=record["reference"],
+                          fid=record["fid"], speaker=record["speaker"], country=record["country"], gender=record["gender"])
+                if qa["question"].strip():
+                    qas.append(qa)
+                else:
+                    out["transcription"]["empty_transcripts"].append(qa)
+            if qas:
+                paragraphs.append(dict(paragraph, qas=qas))
+        if paragraphs:
+            out["data"].append(dict(article, paragraphs=paragraphs))
+    return out, len(out["transcription"]["empty_transcripts"])

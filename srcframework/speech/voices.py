@@ -1,0 +1,102 @@
+"""The offline text-to-speech voices that can read questions aloud as speakers of a spoken-question
+set (`allennlp synthesize-speech`).
+
+Each voice is named `ENGINE:VOICE` (`flite:kal16`, `espeak_ng:en-gb`) and has a speaker id of the
+form `SPK1NN`, which matches `squad_src_layout.DEFAULT_FILE_PATTERN` and never collides with
+SQuAD-SRC's human speakers SPK001-SPK024. `country` is the accent the voice imitates; `gender` is
+M or F. The Debian flite voices are CMU ARCTIC speakers (kal, kal16 and rms: US male; slt: US
+female; awb: Scottish male, filed under "UK" like SQuAD-SRC's UK speakers). The eSpeak NG voices
+are its English accents; its `+f3`-style variants raise the pitch and formants to give female
+voices of the same accents.
+"""
+import shutil
+from dataclasses import dataclass
+from typing import Dict, List
+
+from srcframework.speech import espeak_ng, flite
+from srcframework.speech.engines import EngineNotFound, SpeechSynthesizer
+from srcframework.speech.espeak_ng import EspeakNgSynthesizer
+from srcframework.speech.flite import FliteSynthesizer
+
+
+@dataclass(frozen=True)
+class Voice:
+    """One catalogue voice: `name` (`ENGINE:VOICE`), the speaker id it records under, its accent
+    country and gender, and the engine and engine voice that synthesise it."""
+
+    name: str
+    speaker: str
+    country: str
+    gender: str
+    engine: str
+    engine_voice: str
+    description: str = ""
+
+    def synthesizer_params(self) -> dict:
+        """The `SpeechSynthesizer.from_params` config of this voice."""
+        return {"type": self.engine, "voice": self.engine_voice}
+
+    def build(self) -> SpeechSynthesizer:
+        """The synthesizer; `EngineNotFound` (with the install command) when its program is missing."""
+        program, hint = PROGRAMS[self.engine]
+        if shutil.which(program) is None:
+            raise EngineNotFound(f"voice {self.name} needs {hint}")
+        return ENGINES[self.engine](voice=self.engine_voice)
+
+
+ENGINES = {"flite": FliteSynthesizer, "espeak_ng": EspeakNgSynthesizer}
+PROGRAMS = {"flite": ("flite", flite.INSTALL_HINT), "espeak_ng": ("espeak-ng", espeak_ng.INSTALL_HINT)}
+
+
+def _catalogue() -> Dict[str, Voice]:
+    rows = [
+        # name, speaker, country, gender, description
+        ("flite:kal16", "SPK101", "US", "M", "CMU ARCTIC kal, 16 kHz diphone"),
+        ("flite:kal", "SPK102", "US", "M", "CMU ARCTIC kal, 8 kHz diphone"),
+        ("flite:awb", "SPK103", "UK", "M", "CMU ARCTIC awb, Scottish English"),
+        ("flite:rms", "SPK104", "US", "M", "CMU ARCTIC rms"),
+        ("flite:slt", "SPK105", "US", "F", "CMU ARCTIC slt"),
+        ("espeak_ng:en-us", "SPK111", "US", "M", "eSpeak NG American English"),
+        ("espeak_ng:en-us+f3", "SPK112", "US", "F", "eSpeak NG American English, female variant"),
+        ("espeak_ng:en-us-nyc", "SPK113", "US", "M", "eSpeak NG New York City English"),
+        ("espeak_ng:en-gb", "SPK114", "UK", "M", "eSpeak NG British English"),
+        ("espeak_ng:en-gb+f3", "SPK115", "UK", "F", "eSpeak NG British English, female variant"),
+        ("espeak_ng:en-gb-x-rp", "SPK116", "UK", "M", "eSpeak NG Received Pronunciation"),
+        ("espeak_ng:en-gb-scotland", "SPK117", "UK", "M", "eSpeak NG Scottish English"),
+        ("espeak_ng:en-gb-x-gbclan", "SPK118", "UK", "M", "eSpeak NG Lancashire English"),
+        ("espeak_ng:en-gb-x-gbcwmd", "SPK119", "UK", "M", "eSpeak NG West Midlands English"),
+        ("espeak_ng:en-029", "SPK120", "Caribbean", "M", "eSpeak NG Caribbean English"),
+        ("espeak_ng:en-029+f3", "SPK121", "Caribbean", "F", "eSpeak NG Caribbean English, female variant"),
+    ]
+    table = {}
+    for name, speaker, country, gender, description in rows:
+        engine, engine_voice = name.split(":", 1)
+        table[name] = Voice(name, speaker, country, gender, engine, engine_voice, description)
+    return table
+
+
+VOICES: Dict[str, Voice] = _catalogue()
+DEFAULT_VOICES = ["flite:kal16", "flite:awb", "flite:rms", "flite:slt"]
+
+
+def get_voice(name: str) -> Voice:
+    """The catalogue voice `name` (`ENGINE:VOICE`); a `ValueError` listing the known voices otherwise."""
+    voice = VOICES.get(name.strip())
+    if voice is None:
+        raise ValueError(f"unknown voice {name!r}; known voices: {', '.join(VOICES)}")
+    return voice
+
+
+def parse_voices(names) -> List[Voice]:
+    """Voices from a comma-separated string or a list of names; duplicates and an empty list are errors."""
+    if isinstance(names, str):
+        names = names.split(",")
+    voices = [get_voice(name) for name in names if name.strip()]
+    if not voices:
+        raise ValueError(f"no voices given; known voices: {', '.join(VOICES)}")
+    seen = set()
+    for voice in voices:
+        if voice.name in seen:
+            raise ValueError(f"voice {voice.name} is listed twice")
+        seen.add(voice.name)
+    return voices

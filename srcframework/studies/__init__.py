@@ -1,0 +1,5 @@
+"""Model-comparison studies: a study file lists model archives and test sets; `allennlp compare`
+runs every pair (cached, resumable, parallel, shardable) and writes paper-style tables, figures
+and an HTML report."""
+from srcframework.studies.study import ModelSpec, Study, StudyError, TestSetSpec, load_study  # noqa: F401
+from srcframework.studies.runner import collect_results, run_study, write_outputs  # noqa: F401

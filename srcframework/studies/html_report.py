@@ -1,0 +1,84 @@
+"""`report.html`: a study's tables and figures on one self-contained page (the PNGs beside it are
+linked with relative `<img src>`, so the folder can be moved or served as it is).
+
+After the page has loaded, a small inline script counts the images that decoded
+(`complete && naturalWidth > 0`) and writes the count into the `data-images-loaded` attribute of
+`<body>`, beside `data-images-total`; a headless browser's `--dump-dom` then shows whether every
+figure rendered.
+"""
+from html import escape
+from typing import List
+
+from srcframework.studies.tables import Table, format_cell, results_tables
+
+STYLE = """
+body { font-family: sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 0.3em; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #ddd; }
+th { background: #f3f3f3; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+p.note { color: #666; font-size: 0.9em; margin-top: 0; }
+figure { margin: 1em 0; }
+img { max-width: 100%; border: 1px solid #eee; }
+""".strip()
+
+CHECK_SCRIPT = """
+window.addEventListener("load", function () {
+  var images = Array.prototype.slice.call(document.images);
+  var loaded = images.filter(function (image) { return image.complete && image.naturalWidth > 0; });
+  document.body.setAttribute("data-images-loaded", String(loaded.length));
+});
+""".strip()
+
+CAPTIONS = {
+    "f1_by_country.png": "F1 by country of the speaker, one series per model.",
+    "f1_vs_wer.png": "F1 against the questions' WER, one point per country or test set.",
+    "robustness_drop.png": "F1 drop from the model's clean set, per noisy test set.",
+}
+
+
+def html_table(table: Table) -> str:
+    lines = [f'<table id="{escape(table.name)}">', "<thead>"]
+    if table.groups:
+        cells = "".join(f'<th colspan="{span}">{escape(label)}</th>' for label, span in table.groups)
+        lines.append(f"<tr>{cells}</tr>")
+    lines.append("<tr>" + "".join(f"<th>{escape(cell)}</th>" for cell in table.header) + "</tr>")
+    lines += ["</thead>", "<tbody>"]
+    for row in table.rows:
+        cells = "".join(
+            f"<td>{escape(format_cell(cell))}</td>" if i < table.first else f'<td class="num">{escape(format_cell(cell))}</td>'
+            for i, cell in enumerate(row)
+        )
+        lines.append(f"<tr>{cells}</tr>")
+    lines += ["</tbody>", "</table>"]
+    lines += [f'<p class="note">{escape(note)}</p>' for note in table.notes]
+    return "\n".join(lines)
+
+
+def report_html(results: dict, images: List[str]) -> str:
+    """The page for `results` with `images` (file names beside report.html) as figures."""
+    title = f"Study: {results['study']}"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f"<title>{escape(title)}</title>",
+        f"<style>\n{STYLE}\n</style>",
+        f"<script>\n{CHECK_SCRIPT}\n</script>",
+        "</head>",
+        f'<body data-images-total="{len(images)}" data-images-loaded="pending">',
+        f"<h1>{escape(title)}</h1>",
+        "<p>Models: " + ", ".join(escape(m["name"]) for m in results["models"]) + ". Test sets: "
+        + ", ".join(escape(s["name"]) for s in results["test_sets"]) + ". Scores are SQuAD v1.1 EM/F1 (%).</p>",
+    ]
+    for table in results_tables(results):
+        parts += [f"<h2>{escape(table.title)}</h2>", html_table(table)]
+    parts.append("<h2>Figures</h2>")
+    for name in images:
+        caption = CAPTIONS.get(name, name)
+        parts.append(
+            f'<figure><img src="{escape(name)}" alt="{escape(caption)}"><figcaption>{escape(caption)}</figcaption></figure>'
+        )
+    parts += ["</body>", "</html>"]
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,152 @@
+"""A study's results as PNG figures (matplotlib's Agg backend, no display needed):
+
+- `f1_by_country.png`: grouped bars of F1 per country, one series per model (and test set, where
+  a model has per-country scores on several);
+- `f1_vs_wer.png`: F1 against the questions' WER, one point per country (where the set has
+  speakers) or per test set, one series per model: how fast accuracy falls with question noise;
+- `robustness_drop.png`: grouped bars of the F1 drop from the model's clean set, per noisy test
+  set, one series per model.
+
+A figure with nothing to show says so in its panel, so that every report has the same images.
+The same results give byte-identical files.
+"""
+import io
+from typing import Dict, List, Tuple
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+PLOT_NAMES = ("f1_by_country.png", "f1_vs_wer.png", "robustness_drop.png")
+PALETTE = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
+           "tab:olive", "tab:cyan"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def _figure(width: float, height: float = 4.0):
+    figure = Figure(figsize=(width, height), dpi=100)
+    FigureCanvasAgg(figure)
+    return figure, figure.add_subplot()
+
+
+def _png(figure: Figure) -> bytes:
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _empty(axes, message: str) -> None:
+    axes.text(0.5, 0.5, message, ha="center", va="center", transform=axes.transAxes)
+    axes.set_xticks([])
+    axes.set_yticks([])
+
+
+def _colours(results: dict) -> Dict[str, str]:
+    return {model["name"]: PALETTE[i % len(PALETTE)] for i, model in enumerate(results["models"])}
+
+
+def _grouped_bars(axes, categories: List[str], series: List[Tuple[str, str, Dict[str, float]]]) -> None:
+    """Bars of `series` (label, colour, {category: value}) side by side over each category."""
+    width = 0.8 / len(series)
+    for number, (label, colour, values) in enumerate(series):
+        xs = [i - 0.4 + width * (number + 0.5) for i, c in enumerate(categories) if c in values]
+        ys = [values[c] for c in categories if c in values]
+        axes.bar(xs, ys, width=width, label=label, color=colour)
+    axes.set_xticks(range(len(categories)))
+    axes.set_xticklabels(categories, rotation=30 if len(categories) > 6 else 0, ha="right" if len(categories) > 6 else "center")
+    axes.legend(fontsize=8)
+
+
+def f1_by_country(results: dict) -> bytes:
+    colours = _colours(results)
+    pairs = [pair for pair in results["pairs"] if pair["by_country"]]
+    per_model: Dict[str, int] = {}
+    for pair in pairs:
+        per_model[pair["model"]] = per_model.get(pair["model"], 0) + 1
+    countries = sorted({c for pair in pairs for c in pair["by_country"]})
+    figure, axes = _figure(max(5.0, 1.0 * len(countries) + 3.0))
+    if not pairs:
+        _empty(axes, "no per-country scores in this study")
+    else:
+        series = []
+        for pair in pairs:
+            label = pair["model"] if per_model[pair["model"]] == 1 else f"{pair['model']} / {pair['set']}"
+            series.append((label, colours[pair["model"]], {c: g["f1"] for c, g in pair["by_country"].items()}))
+        _grouped_bars(axes, countries, series)
+        axes.set_xlabel("country of the speaker")
+        axes.set_ylabel("F1 (%)")
+    axes.set_title("F1 by country")
+    return _png(figure)
+
+
+def wer_points(results: dict) -> List[dict]:
+    """The points of `f1_vs_wer.png`: model, label, wer, f1."""
+    noise = {s["name"]: s.get("question_noise") for s in results["test_sets"]}
+    clean = {s["name"] for s in results["test_sets"] if s["interface"] == "clean"}
+    points = []
+    for pair in results["pairs"]:
+        set_noise = noise[pair["set"]]
+        by_country = (set_noise or {}).get("by_country") or {}
+        shared = [c for c in sorted(pair["by_country"]) if c in by_country]
+        if shared:
+            for country in shared:
+                points.append({"model": pair["model"], "label": country, "wer": by_country[country],
+                               "f1": pair["by_country"][country]["f1"]})
+        elif set_noise:
+            points.append({"model": pair["model"], "label": pair["set"], "wer": set_noise["wer"], "f1": pair["f1"]})
+        elif pair["set"] in clean:
+            points.append({"model": pair["model"], "label": pair["set"], "wer": 0.0, "f1": pair["f1"]})
+    return points
+
+
+def f1_vs_wer(results: dict) -> bytes:
+    colours = _colours(results)
+    points = wer_points(results)
+    figure, axes = _figure(6.5, 4.5)
+    if not points:
+        _empty(axes, "no test set with measured question WER")
+    else:
+        for number, model in enumerate(m["name"] for m in results["models"]):
+            mine = [p for p in points if p["model"] == model]
+            if not mine:
+                continue
+            axes.scatter([p["wer"] for p in mine], [p["f1"] for p in mine], color=colours[model],
+                         marker=MARKERS[number % len(MARKERS)], label=model)
+            for point in mine:
+                axes.annotate(point["label"], (point["wer"], point["f1"]), textcoords="offset points", xytext=(4, 3),
+                              fontsize=7)
+        axes.set_xlabel("question WER (%)")
+        axes.set_ylabel("F1 (%)")
+        axes.legend(fontsize=8)
+    axes.set_title("F1 against question WER")
+    return _png(figure)
+
+
+def robustness_drop(results: dict) -> bytes:
+    colours = _colours(results)
+    pairs = [pair for pair in results["pairs"] if pair["f1_drop"] is not None and pair["reference"]]
+    sets = [s["name"] for s in results["test_sets"] if any(p["set"] == s["name"] for p in pairs)]
+    figure, axes = _figure(max(5.0, 1.2 * len(sets) + 3.0))
+    if not pairs:
+        _empty(axes, "no noisy test set with a clean reference")
+    else:
+        series = []
+        for model in (m["name"] for m in results["models"]):
+            values = {p["set"]: p["f1_drop"] for p in pairs if p["model"] == model}
+            if values:
+                series.append((model, colours[model], values))
+        _grouped_bars(axes, sets, series)
+        axes.axhline(0.0, color="black", linewidth=0.8)
+        axes.set_xlabel("test set")
+        axes.set_ylabel("F1 drop from clean (points)")
+    axes.set_title("Robustness: F1 drop by noise type")
+    return _png(figure)
+
+
+def render_plots(results: dict) -> Dict[str, bytes]:
+    """`{file name: PNG bytes}` of the three figures."""
+    return {
+        "f1_by_country.png": f1_by_country(results),
+        "f1_vs_wer.png": f1_vs_wer(results),
+        "robustness_drop.png": robustness_drop(results),
+    }

@@ -1,0 +1,540 @@
+"""Running a study: every (model, test set) pair, cached, resumable, parallel and shardable.
+
+Layout of the output folder:
+
+```
+OUT_DIR/
+  sets/<set>-<key>.json          test sets generated with a noise source (key: noise config, seed, input)
+  pairs/<model>__<set>/predictions.jsonl   one record a question: id, prediction, answers, groups,
+                                           question, original_question
+  pairs/<model>__<set>/scores.json         the pair's key, accent report and question noise
+  results.json, results.md, results.csv, results.tex, *.png, report.html
+```
+
+A pair's key is the sha256 of the archive's sha256, the data's fingerprint (a file's sha256; a
+folder's list of relative paths, sizes and modification times; a generated set's config key), the
+dataset-reader params (and the fingerprints of the files they name) and the `original` file's
+sha256. A pair whose `scores.json` holds the current key is not run again. `predictions.jsonl`
+and then `scores.json` are each written atomically (temporary file, then rename), so a killed run
+leaves complete pairs and nothing half-written that a rerun would trust.
+"""
+import copy
+import gc
+import hashlib
+import json
+import logging
+import multiprocessing
+import os
+from typing import Any, Dict, List, Optional, Tuple
+
+from filelock import FileLock
+from tqdm import tqdm
+
+from srcframework.noise.challenge_set import config_key, file_sha256, make_challenge_set, write_json_atomic
+from srcframework.noise.noise_metrics import bleu, cer
+from srcframework.studies.study import Study, StudyError, TestSetSpec
+
+logger = logging.getLogger(__name__)
+
+SCORES_FORMAT = 1
+PREDICTIONS_NAME = "predictions.jsonl"
+SCORES_NAME = "scores.json"
+
+
+# ---------------------------------------------------------------------------------------------
+# fingerprints and keys
+
+
+def path_fingerprint(path: str) -> str:
+    """sha256 of a file's bytes; for a folder, sha256 of its files' relative paths, sizes and
+    modification times (hashing every recording of an audio set would take minutes)."""
+    if os.path.isdir(path):
+        digest = hashlib.sha256()
+        for root, dirs, files in os.walk(path):
+            dirs.sort()
+            for name in sorted(files):
+                full = os.path.join(root, name)
+                stat = os.stat(full)
+                digest.update(f"{os.path.relpath(full, path)}\t{stat.st_size}\t{stat.st_mtime_ns}\n".encode("utf-8"))
+        return "dir:" + digest.hexdigest()
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"not found: {path}")
+    return file_sha256(path)
+
+
+def referenced_paths(params: Any) -> List[str]:
+    """The strings of a params tree that name existing files or folders, sorted."""
+    found = set()
+    if isinstance(params, dict):
+        for value in params.values():
+            found.update(referenced_paths(value))
+    elif isinstance(params, list):
+        for value in params:
+            found.update(referenced_paths(value))
+    elif isinstance(params, str) and params and os.path.exists(params):
+        found.add(params)
+    return sorted(found)
+
+
+class Fingerprints:
+    """Memoised `path_fingerprint`s, so each archive and data file is hashed once a run."""
+
+    def __init__(self) -> None:
+        self._cache: Dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        key = os.path.abspath(path)
+        if key not in self._cache:
+            self._cache[key] = path_fingerprint(path)
+        return self._cache[key]
+
+
+def generated_set_path(out_dir: str, spec: TestSetSpec, fingerprints: Fingerprints) -> Tuple[str, str]:
+    """`(path, key)` of a set generated with a noise source; the key is `make_challenge_set`'s."""
+    key = config_key(spec.noise, spec.seed, fingerprints(spec.original))
+    return os.path.join(out_dir, "sets", f"{spec.name}-{key}.json"), key
+
+
+def pair_name(model: str, test_set: str) -> str:
+    return f"{model}__{test_set}"
+
+
+def pair_key(study: Study, model: str, test_set: str, out_dir: str, fingerprints: Fingerprints) -> str:
+    spec = study.test_sets[test_set]
+    archive = study.models[model].archive
+    if not os.path.isfile(archive):
+        raise StudyError(f"{study.path}: models.{model}.archive: not found: {archive}")
+    if spec.noise is not None:
+        data = "generated:" + generated_set_path(out_dir, spec, fingerprints)[1]
+    else:
+        data = fingerprints(spec.data)
+    reader_files = {path: fingerprints(path) for path in referenced_paths(spec.dataset_reader)}
+    payload = {
+        "format": SCORES_FORMAT,
+        "archive": fingerprints(archive),
+        "data": data,
+        "dataset_reader": spec.dataset_reader,
+        "dataset_reader_files": reader_files,
+        "original": fingerprints(spec.original) if spec.original else None,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def read_scores(pair_dir: str) -> Optional[dict]:
+    path = os.path.join(pair_dir, SCORES_NAME)
+    if not os.path.isfile(path) or not os.path.isfile(os.path.join(pair_dir, PREDICTIONS_NAME)):
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def is_done(pair_dir: str, key: str) -> bool:
+    scores = read_scores(pair_dir)
+    return scores is not None and scores.get("key") == key
+
+
+# ---------------------------------------------------------------------------------------------
+# one pair (runs in the main process or in a worker)
+
+_LOADED: Dict[str, Any] = {}
+
+
+def _load(archive_path: str, cuda_device: int):
+    """The archive, loaded once per process; loading another frees the previous one first, so a
+    process holds one model at a time."""
+    from allennlp.models.archival import load_archive
+
+    wanted = (os.path.abspath(archive_path), cuda_device)
+    if _LOADED.get("key") != wanted:
+        _LOADED.clear()
+        gc.collect()
+        archive = load_archive(archive_path, cuda_device=cuda_device)
+        archive.model.eval()
+        _LOADED.update(key=wanted, archive=archive)
+    return _LOADED["archive"]
+
+
+def release_models() -> None:
+    _LOADED.clear()
+    gc.collect()
+
+
+def question_map(path: str) -> Dict[str, str]:
+    from srcframework.data.squad_file import load_squad_json
+
+    dataset = load_squad_json(path)
+    return {qa["id"]: qa["question"] for a in dataset["data"] for p in a["paragraphs"] for qa in p["qas"]}
+
+
+def to_record(output: dict, where: str) -> dict:
+    missing = [key for key in ("id", "best_span_str", "answers") if key not in output]
+    if missing:
+        raise StudyError(f"{where}: the model's outputs lack {missing}; compare needs span_qa-style outputs")
+
+    def plain(value):
+        return value.tolist() if hasattr(value, "tolist") else value
+
+    return {
+        "id": plain(output["id"]),
+        "prediction": plain(output["best_span_str"]),
+        "answers": list(plain(output["answers"]) or []),
+        "groups": dict(output.get("groups") or {}),
+        "question": plain(output.get("question")),
+        "original_question": plain(output.get("original_question")),
+    }
+
+
+def question_noise(records: List[dict]) -> Optional[dict]:
+    """CER, WER, BLEU (%) of the records' questions against their originals, where both are text."""
+    from srcframework.noise.noise_metrics import wer
+
+    pairs = [
+        (r["original_question"], r["question"])
+        for r in records
+        if isinstance(r.get("question"), str) and isinstance(r.get("original_question"), str)
+    ]
+    if not pairs:
+        return None
+    refs, hyps = [p[0] for p in pairs], [p[1] for p in pairs]
+    try:
+        return {
+            "questions": len(pairs),
+            "changed": sum(r != h for r, h in pairs),
+            "cer": cer(refs, hyps),
+            "wer": wer(refs, hyps),
+            "bleu": bleu(refs, hyps),
+        }
+    except ValueError:  # every original is empty after normalisation
+        return None
+
+
+def write_text_atomic(path: str, text: str) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def evaluate_pair(job: dict) -> dict:
+    """Predict one test set with one model and write the pair's predictions and scores. `job`
+    holds plain values (it crosses into worker processes): model, set, archive, data, original,
+    dataset_reader, cuda_device, batch_size, key, pair_dir, progress."""
+    from allennlp.common import Params
+    from allennlp.data import DatasetReader
+
+    from srcframework.reports.accent import accent_report
+
+    where = f"pair {job['model']} x {job['set']}"
+    archive = _load(job["archive"], job["cuda_device"])
+    if job["dataset_reader"] is not None:
+        reader = DatasetReader.from_params(Params(copy.deepcopy(job["dataset_reader"])))
+    else:
+        reader = archive.validation_dataset_reader
+    instances = list(reader.read(job["data"]))
+    if not instances:
+        raise StudyError(f"{where}: the reader found no questions in {job['data']}")
+    for instance in instances:
+        reader.apply_token_indexers(instance)
+    model, size = archive.model, job["batch_size"]
+    records: List[dict] = []
+    bar = tqdm(total=len(instances), desc=pair_name(job["model"], job["set"]), unit="q", disable=not job["progress"])
+    for start in range(0, len(instances), size):
+        outputs = model.forward_on_instances(instances[start : start + size])
+        records.extend(to_record(output, where) for output in outputs)
+        bar.update(len(outputs))
+    bar.close()
+    if job["original"] is not None:
+        originals = question_map(job["original"])
+        for record in records:
+            if record["original_question"] is None:
+                if record["id"] not in originals:
+                    raise StudyError(f"{where}: question id {record['id']!r} is not in {job['original']}")
+                record["original_question"] = originals[record["id"]]
+    try:
+        report = accent_report(records)
+    except ValueError as err:
+        raise StudyError(f"{where}: {err}") from None
+    os.makedirs(job["pair_dir"], exist_ok=True)
+    lines = "".join(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n" for record in records)
+    write_text_atomic(os.path.join(job["pair_dir"], PREDICTIONS_NAME), lines)
+    scores = {
+        "key": job["key"],
+        "model": job["model"],
+        "set": job["set"],
+        "report": report,
+        "question_noise": question_noise(records),
+    }
+    write_json_atomic(os.path.join(job["pair_dir"], SCORES_NAME), scores)
+    return {"model": job["model"], "set": job["set"], "questions": len(records), "f1": report["overall"]["f1"]}
+
+
+def _init_worker(threads: int) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
+
+
+# ---------------------------------------------------------------------------------------------
+# preparing models and sets
+
+
+def ensure_archive(study: Study, model: str) -> None:
+    """Train a model whose archive is missing, when the study gives its config (under a lock, so
+    concurrent shards train it once)."""
+    spec = study.models[model]
+    if os.path.isfile(spec.archive):
+        return
+    if spec.config is None:
+        raise StudyError(f"{study.path}: models.{model}.archive: not found: {spec.archive}")
+    from allennlp.commands.train import train_model_from_file
+
+    os.makedirs(os.path.dirname(os.path.abspath(spec.serialization_dir)), exist_ok=True)
+    with FileLock(os.path.abspath(spec.serialization_dir) + ".lock"):
+        if os.path.isfile(spec.archive):
+            return
+        recover = os.path.isfile(os.path.join(spec.serialization_dir, "config.json"))
+        logger.info("training %s (%s) into %s%s", model, spec.config, spec.serialization_dir, " (recovering)" if recover else "")
+        train_model_from_file(spec.config, spec.serialization_dir, recover=recover)
+    _remove_lock(os.path.abspath(spec.serialization_dir) + ".lock")
+    if not os.path.isfile(spec.archive):
+        raise StudyError(f"{study.path}: models.{model}.archive: training wrote no {spec.archive}")
+
+
+def ensure_set(study: Study, name: str, out_dir: str, fingerprints: Fingerprints, workers: int, progress: bool) -> str:
+    """The path of a test set, generating it first when it comes from a noise source."""
+    spec = study.test_sets[name]
+    if spec.noise is None:
+        return spec.data
+    path, _ = generated_set_path(out_dir, spec, fingerprints)
+    if not os.path.isfile(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with FileLock(path + ".lock"):
+            if not os.path.isfile(path):
+                logger.info("generating test set %s with %s", name, spec.noise)
+                make_challenge_set(spec.original, path, spec.noise, seed=spec.seed, workers=workers, progress=progress)
+        _remove_lock(path + ".lock")
+    return path
+
+
+def _remove_lock(path: str) -> None:
+    """Remove a lock file once its work is done (a process still waiting on it holds it open and
+    finds the work done when it gets it)."""
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------------------------------------
+# the run
+
+
+def run_study(
+    study: Study,
+    out_dir: str,
+    workers: int = 1,
+    shard: Tuple[int, int] = (0, 1),
+    merge: bool = False,
+    force: bool = False,
+    cuda_device: Optional[int] = None,
+    progress: bool = True,
+) -> dict:
+    """
+    Run the study's pairs that are missing (or all of them with `force`) and, unless this is one
+    shard of several, assemble the outputs. `shard=(i, n)` runs every n-th pair from the i-th;
+    `merge` runs nothing and assembles the outputs from the pairs that shards wrote (every pair
+    must be complete). Returns counts: pairs, pairs_run, pairs_cached, sets_generated, assembled.
+    """
+    index, count = shard
+    if not (count >= 1 and 0 <= index < count):
+        raise ValueError(f"shard must be i/n with 0 <= i < n, got {index}/{count}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if merge and (count > 1 or force):
+        raise ValueError("--merge only assembles finished pairs: give it without --shard and --force")
+    os.makedirs(os.path.join(out_dir, "pairs"), exist_ok=True)
+    fingerprints = Fingerprints()
+    mine = [] if merge else study.pairs[index::count]
+    for model in dict.fromkeys(model for model, _ in mine):
+        ensure_archive(study, model)
+    todo = []
+    for model, test_set in mine:
+        key = pair_key(study, model, test_set, out_dir, fingerprints)
+        pair_dir = os.path.join(out_dir, "pairs", pair_name(model, test_set))
+        if force or not is_done(pair_dir, key):
+            todo.append((model, test_set, key, pair_dir))
+    sets_generated = 0
+    data_paths = {}
+    for test_set in dict.fromkeys(test_set for _, test_set, _, _ in todo):
+        spec = study.test_sets[test_set]
+        existed = spec.noise is None or os.path.isfile(generated_set_path(out_dir, spec, fingerprints)[0])
+        data_paths[test_set] = ensure_set(study, test_set, out_dir, fingerprints, workers, progress)
+        sets_generated += not existed
+    jobs = [
+        {
+            "model": model,
+            "set": test_set,
+            "archive": study.models[model].archive,
+            "data": data_paths[test_set],
+            "original": study.test_sets[test_set].original,
+            "dataset_reader": study.test_sets[test_set].dataset_reader,
+            "cuda_device": study.models[model].cuda_device if cuda_device is None else cuda_device,
+            "batch_size": study.models[model].batch_size,
+            "key": key,
+            "pair_dir": pair_dir,
+            "progress": progress and workers == 1,
+        }
+        for model, test_set, key, pair_dir in todo
+    ]
+    _run_jobs(jobs, workers, progress)
+    summary = {
+        "pairs": len(study.pairs),
+        "pairs_in_shard": len(mine),
+        "pairs_run": len(jobs),
+        "pairs_cached": len(mine) - len(jobs),
+        "sets_generated": sets_generated,
+        "assembled": False,
+    }
+    if count == 1:
+        write_outputs(collect_results(study, out_dir, fingerprints), out_dir)
+        summary["assembled"] = True
+    return summary
+
+
+def _run_jobs(jobs: List[dict], workers: int, progress: bool) -> None:
+    if not jobs:
+        return
+    bar = tqdm(total=len(jobs), desc="pairs", unit="pair", disable=not progress)
+    try:
+        if workers > 1 and len(jobs) > 1:
+            context = multiprocessing.get_context("spawn")
+            threads = max(1, (os.cpu_count() or 1) // workers)
+            with context.Pool(min(workers, len(jobs)), initializer=_init_worker, initargs=(threads,)) as pool:
+                for result in pool.imap_unordered(evaluate_pair, jobs):
+                    bar.set_postfix_str(f"{result['model']} x {result['set']}: F1 {result['f1']:.1f}")
+                    bar.update(1)
+        else:
+            for job in jobs:
+                result = evaluate_pair(job)
+                bar.set_postfix_str(f"{result['model']} x {result['set']}: F1 {result['f1']:.1f}")
+                bar.update(1)
+    finally:
+        bar.close()
+        release_models()
+
+
+# ---------------------------------------------------------------------------------------------
+# assembling the results
+
+
+def collect_results(study: Study, out_dir: str, fingerprints: Optional[Fingerprints] = None) -> dict:
+    """The results of every pair (which must all be complete and current), as `results.json`
+    holds them: models, test sets with their question noise, and pairs with EM/F1, the drop from
+    the model's clean set and per-group scores."""
+    fingerprints = fingerprints or Fingerprints()
+    scores: Dict[Tuple[str, str], dict] = {}
+    missing = []
+    for model, test_set in study.pairs:
+        pair_dir = os.path.join(out_dir, "pairs", pair_name(model, test_set))
+        key = pair_key(study, model, test_set, out_dir, fingerprints)
+        found = read_scores(pair_dir)
+        if found is None or found.get("key") != key:
+            missing.append(pair_name(model, test_set))
+        else:
+            scores[(model, test_set)] = found
+    if missing:
+        raise StudyError(
+            f"{study.path}: {len(missing)} of {len(study.pairs)} pairs are missing or out of date in "
+            f"{out_dir}/pairs ({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); "
+            "run the missing shards (or the study without --merge) first"
+        )
+    own_noise: Dict[str, dict] = {}
+    for (model, test_set), found in scores.items():  # the first pair of a set in study order
+        if test_set not in own_noise and found.get("question_noise"):
+            by_country = {
+                country: group["wer"] for country, group in found["report"].get("by_country", {}).items() if "wer" in group
+            }
+            own_noise[test_set] = dict(found["question_noise"], by_country=by_country, measured_on=test_set)
+    test_sets = []
+    for name, spec in study.test_sets.items():
+        if not any(test_set == name for _, test_set in study.pairs):
+            continue
+        if spec.noise is not None:
+            data = os.path.relpath(generated_set_path(out_dir, spec, fingerprints)[0], out_dir)
+        else:
+            data = spec.data
+        test_sets.append(
+            {
+                "name": name,
+                "interface": spec.interface,
+                "kind": spec.kind,
+                "input": spec.input,
+                "data": data,
+                "original": spec.original,
+                "noise_source": spec.noise,
+                "reference": study.reference_of(name),
+                "question_noise": own_noise.get(spec.wer_from or name),
+            }
+        )
+    pairs = []
+    for model, test_set in study.pairs:
+        report = scores[(model, test_set)]["report"]
+        reference = study.reference_of(test_set)
+        base = scores.get((model, reference), {}).get("report") if reference else None
+        overall = report["overall"]
+        pairs.append(
+            {
+                "model": model,
+                "set": test_set,
+                "interface": study.test_sets[test_set].interface,
+                "kind": study.test_sets[test_set].kind,
+                "questions": overall["count"],
+                "em": overall["em"],
+                "f1": overall["f1"],
+                "reference": reference if base else None,
+                "em_drop": base["overall"]["em"] - overall["em"] if base else None,
+                "f1_drop": base["overall"]["f1"] - overall["f1"] if base else None,
+                "by_country": report.get("by_country", {}),
+                "by_gender": report.get("by_gender", {}),
+                "by_speaker": report.get("by_speaker", {}),
+                "f1_range": report.get("f1_range"),
+            }
+        )
+    models = [
+        {"name": name, "archive": spec.archive, "input": spec.input}
+        for name, spec in study.models.items()
+        if any(model == name for model, _ in study.pairs)
+    ]
+    return {"study": os.path.basename(study.path), "models": models, "test_sets": test_sets, "pairs": pairs}
+
+
+def write_outputs(results: dict, out_dir: str) -> List[str]:
+    """results.json, the tables, the plots and report.html; a file whose bytes would not change is
+    left as it is. Returns the names written, in order."""
+    from srcframework.studies.html_report import report_html
+    from srcframework.studies.plots import render_plots
+    from srcframework.studies.tables import results_csv, results_markdown, results_tex
+
+    files = {"results.json": (json.dumps(results, indent=1, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")}
+    files["results.md"] = results_markdown(results).encode("utf-8")
+    files["results.csv"] = results_csv(results).encode("utf-8")
+    files["results.tex"] = results_tex(results).encode("utf-8")
+    images = render_plots(results)
+    files.update(images)
+    files["report.html"] = report_html(results, list(images)).encode("utf-8")
+    for name, payload in files.items():
+        path = os.path.join(out_dir, name)
+        if os.path.isfile(path):
+            with open(path, "rb") as handle:
+                if handle.read() == payload:
+                    continue
+        tmp = f"{path}.tmp-{os.getpid()}"
+        with open(tmp, "wb") as handle:
+            handle.write(payload)
+        os.replace(tmp, path)
+    return list(files)

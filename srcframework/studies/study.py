@@ -1,0 +1,359 @@
+"""A model-comparison study: which model archives to run on which test sets.
+
+A study is a Jsonnet (or JSON) file, evaluated like a training config (`std.extVar` reads the
+environment; importing srcframework sets the defaults of `srcframework/config_defaults.py`):
+
+```jsonnet
+{
+  models: {
+    bidaf: { archive: 'runs/bidaf/model.tar.gz' },          // input: 'text' (default) or 'audio'
+    e2e: { archive: 'runs/e2e/model.tar.gz', input: 'audio' },
+    fresh: { config: 'training_configs/x.jsonnet', serialization_dir: 'runs/x' },  // trained if missing
+  },
+  test_sets: {
+    clean: { data: 'xquad.en.json', interface: 'clean', kind: 'natural' },
+    noiseqa_asr: { data: 'xquad-asr.json', interface: 'asr', kind: 'synthetic', original: 'xquad.en.json' },
+    keyboard: { original: 'xquad.en.json', noise: { type: 'keyboard' }, interface: 'keyboard', kind: 'synthetic' },
+    spoken: { data: 'squad_src/', input: 'audio', interface: 'accent', kind: 'natural',
+              dataset_reader: { type: 'squad_src', ... }, wer_from: 'transcripts' },
+  },
+  pairs: [['bidaf', '*'], ['e2e', 'spoken']],   // optional; default: every model x every set of its input
+}
+```
+
+Paths are relative to the working directory (the repository root), as in training configs.
+Every problem is a `StudyError` that names the study file and the key.
+"""
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+from allennlp.common import Params
+
+from srcframework import config_defaults
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+INPUTS = ("text", "audio")
+KINDS = ("synthetic", "natural")
+CLEAN = "clean"
+STUDY_KEYS = {"models", "test_sets", "pairs"}
+MODEL_KEYS = {"archive", "config", "serialization_dir", "input", "cuda_device", "batch_size", "order"}
+SET_KEYS = {
+    "data", "interface", "kind", "original", "dataset_reader", "noise", "seed", "input", "reference",
+    "wer_from", "order",
+}
+
+
+class StudyError(ValueError):
+    """A bad study file; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """
+    One model of a study.
+
+    # Parameters
+
+    name : `str`
+    archive : `str`
+        `model.tar.gz` to load. Defaults to `serialization_dir/model.tar.gz` when `config` is given.
+    config : `str`, optional
+        A training config; when the archive is missing, `allennlp train CONFIG -s serialization_dir`
+        runs first (resuming an interrupted run in that folder).
+    serialization_dir : `str`, optional
+        Required with `config`.
+    input : `str`, optional (default = `"text"`)
+        The question modality the model takes: `text` or `audio`.
+    cuda_device : `int`, optional (default = `-1`)
+    batch_size : `int`, optional (default = `32`)
+    order : `int`, optional (default = `0`)
+        Tables list models by (`order`, name).
+    """
+
+    name: str
+    archive: str
+    config: Optional[str] = None
+    serialization_dir: Optional[str] = None
+    input: str = "text"
+    cuda_device: int = -1
+    batch_size: int = 32
+    order: int = 0
+
+
+@dataclass(frozen=True)
+class TestSetSpec:
+    """
+    One test set of a study: a file (or folder) to read, or a set to generate from `original` with
+    a noise source.
+
+    # Parameters
+
+    name : `str`
+    interface : `str`
+        The interface the questions came through: `clean`, `asr`, `keyboard`, `translation`,
+        `accent`, ... (a label; `clean` marks the sets that drops are measured from).
+    kind : `str`
+        `synthetic` or `natural`.
+    data : `str`, optional
+        The SQuAD-format file (or, for an audio reader, the folder) the reader reads. Exactly one of
+        `data` and `noise` is given.
+    noise : `dict`, optional
+        Params of a registered `NoiseSource`; the set is generated from `original` with
+        `make_challenge_set` (once: it is cached under the study's output folder by its config key).
+    seed : `int`, optional (default = `0`)
+        Seed of the noise source.
+    original : `str`, optional
+        The clean SQuAD file the questions came from, paired by question id, for question CER/WER/
+        BLEU where the set's questions carry no `original_question`. Required with `noise`.
+    dataset_reader : `dict`, optional
+        Params of the dataset reader to use instead of each model archive's validation reader (for
+        example the `squad_src` reader of an audio folder).
+    input : `str`, optional (default = `"text"`)
+        The question modality of the set: `text` or `audio`.
+    reference : `str`, optional
+        The clean set whose F1 the drop is measured from. Default: the one `clean` set of the same
+        input, if there is exactly one.
+    wer_from : `str`, optional
+        Another set whose question noise describes this one's (an audio set's noise is the WER of
+        the transcripts of the same recordings).
+    order : `int`, optional (default = `0`)
+        Tables list sets by (`order`, clean sets first, name).
+    """
+
+    name: str
+    interface: str
+    kind: str
+    data: Optional[str] = None
+    noise: Optional[Dict[str, Any]] = None
+    seed: int = 0
+    original: Optional[str] = None
+    dataset_reader: Optional[Dict[str, Any]] = None
+    input: str = "text"
+    reference: Optional[str] = None
+    wer_from: Optional[str] = None
+    order: int = 0
+
+    @property
+    def is_clean(self) -> bool:
+        return self.interface == CLEAN
+
+
+@dataclass(frozen=True)
+class Study:
+    """A loaded, validated study: models and test sets in table order, and the pairs to run."""
+
+    path: str
+    models: Dict[str, ModelSpec]
+    test_sets: Dict[str, TestSetSpec]
+    pairs: List[Tuple[str, str]]
+
+    def reference_of(self, set_name: str) -> Optional[str]:
+        """The clean set that `set_name`'s drop is measured from (None for clean sets)."""
+        spec = self.test_sets[set_name]
+        return None if spec.is_clean else spec.reference
+
+
+class _Checker:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, key: str, message: str) -> None:
+        raise StudyError(f"{self.path}: {key}: {message}")
+
+    def mapping(self, value: Any, key: str) -> dict:
+        if not isinstance(value, dict):
+            self.fail(key, f"expected an object, got {type(value).__name__}")
+        return value
+
+    def keys(self, value: dict, key: str, allowed: set) -> None:
+        unknown = sorted(set(value) - allowed)
+        if unknown:
+            self.fail(f"{key}.{unknown[0]}", f"unknown key; the keys are {', '.join(sorted(allowed))}")
+
+    def name(self, name: str, key: str) -> None:
+        if not NAME_PATTERN.match(name):
+            self.fail(key, f"name {name!r} must be letters, digits, '_', '.' or '-' (it names a folder)")
+
+    def string(self, value: Any, key: str, optional: bool = False) -> Optional[str]:
+        if value is None and optional:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.fail(key, f"expected a non-empty string, got {value!r}")
+        return value
+
+    def integer(self, value: Any, key: str, minimum: Optional[int] = None) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            self.fail(key, f"expected an integer, got {value!r}")
+        if minimum is not None and value < minimum:
+            self.fail(key, f"must be at least {minimum}, got {value}")
+        return value
+
+    def choice(self, value: Any, key: str, choices: tuple) -> str:
+        if value not in choices:
+            self.fail(key, f"must be one of {', '.join(choices)}; got {value!r}")
+        return value
+
+    def exists(self, path: Optional[str], key: str) -> None:
+        if path is not None and not os.path.exists(path):
+            self.fail(key, f"not found: {path} (paths are relative to {os.getcwd()})")
+
+
+def _model(check: _Checker, name: str, value: Any, require_files: bool) -> ModelSpec:
+    key = f"models.{name}"
+    check.name(name, key)
+    value = check.mapping(value, key)
+    check.keys(value, key, MODEL_KEYS)
+    config = check.string(value.get("config"), f"{key}.config", optional=True)
+    serialization_dir = check.string(value.get("serialization_dir"), f"{key}.serialization_dir", optional=True)
+    if config is not None and serialization_dir is None:
+        check.fail(f"{key}.serialization_dir", "required with `config` (where to train the model)")
+    if serialization_dir is not None and config is None:
+        check.fail(f"{key}.config", "required with `serialization_dir` (what to train)")
+    archive = value.get("archive")
+    if archive is None:
+        if config is None:
+            check.fail(f"{key}.archive", "required (a model.tar.gz), unless `config` and `serialization_dir` are given")
+        archive = os.path.join(serialization_dir, "model.tar.gz")
+    archive = check.string(archive, f"{key}.archive")
+    if require_files:
+        if config is None:
+            check.exists(archive, f"{key}.archive")
+        else:
+            check.exists(config, f"{key}.config")
+    return ModelSpec(
+        name=name,
+        archive=archive,
+        config=config,
+        serialization_dir=serialization_dir,
+        input=check.choice(value.get("input", "text"), f"{key}.input", INPUTS),
+        cuda_device=check.integer(value.get("cuda_device", -1), f"{key}.cuda_device", minimum=-1),
+        batch_size=check.integer(value.get("batch_size", 32), f"{key}.batch_size", minimum=1),
+        order=check.integer(value.get("order", 0), f"{key}.order"),
+    )
+
+
+def _test_set(check: _Checker, name: str, value: Any, require_files: bool) -> TestSetSpec:
+    key = f"test_sets.{name}"
+    check.name(name, key)
+    value = check.mapping(value, key)
+    check.keys(value, key, SET_KEYS)
+    data = check.string(value.get("data"), f"{key}.data", optional=True)
+    noise = value.get("noise")
+    original = check.string(value.get("original"), f"{key}.original", optional=True)
+    if (data is None) == (noise is None):
+        check.fail(key, "give exactly one of `data` (a file to read) and `noise` (params to generate the set)")
+    if noise is not None:
+        noise = check.mapping(noise, f"{key}.noise")
+        check.string(noise.get("type"), f"{key}.noise.type")
+        if original is None:
+            check.fail(f"{key}.original", "required with `noise` (the clean SQuAD file to noise)")
+    reader = value.get("dataset_reader")
+    if reader is not None:
+        check.string(check.mapping(reader, f"{key}.dataset_reader").get("type"), f"{key}.dataset_reader.type")
+    if require_files:
+        check.exists(data, f"{key}.data")
+        check.exists(original, f"{key}.original")
+    return TestSetSpec(
+        name=name,
+        interface=check.string(value.get("interface"), f"{key}.interface"),
+        kind=check.choice(value.get("kind"), f"{key}.kind", KINDS),
+        data=data,
+        noise=noise,
+        seed=check.integer(value.get("seed", 0), f"{key}.seed"),
+        original=original,
+        dataset_reader=reader,
+        input=check.choice(value.get("input", "text"), f"{key}.input", INPUTS),
+        reference=check.string(value.get("reference"), f"{key}.reference", optional=True),
+        wer_from=check.string(value.get("wer_from"), f"{key}.wer_from", optional=True),
+        order=check.integer(value.get("order", 0), f"{key}.order"),
+    )
+
+
+def _resolve_references(check: _Checker, sets: Dict[str, TestSetSpec]) -> Dict[str, TestSetSpec]:
+    resolved = {}
+    for name, spec in sets.items():
+        reference = spec.reference
+        key = f"test_sets.{name}.reference"
+        if spec.is_clean:
+            if reference is not None:
+                check.fail(key, "a clean set is itself the reference; remove `reference`")
+        elif reference is not None:
+            if reference not in sets:
+                check.fail(key, f"no test set named {reference!r}")
+            if not sets[reference].is_clean:
+                check.fail(key, f"{reference!r} is not a clean set (interface 'clean')")
+        else:
+            candidates = [other for other, s in sets.items() if s.is_clean and s.input == spec.input]
+            if len(candidates) > 1:
+                check.fail(key, f"several clean {spec.input} sets ({', '.join(candidates)}): name one")
+            reference = candidates[0] if candidates else None
+        if spec.wer_from is not None:
+            if spec.wer_from not in sets:
+                check.fail(f"test_sets.{name}.wer_from", f"no test set named {spec.wer_from!r}")
+            if spec.wer_from == name or sets[spec.wer_from].wer_from is not None:
+                check.fail(f"test_sets.{name}.wer_from", "must name a set that has its own questions (no chains)")
+        resolved[name] = TestSetSpec(**{**spec.__dict__, "reference": reference})
+    return resolved
+
+
+def _pairs(check: _Checker, value: Any, models: Dict[str, ModelSpec], sets: Dict[str, TestSetSpec]) -> List[Tuple[str, str]]:
+    if value is None:
+        value = [["*", "*"]]
+        explicit = False
+    else:
+        explicit = True
+        if not isinstance(value, list) or not value:
+            check.fail("pairs", "expected a non-empty list of [model, test set] (either may be '*')")
+    wanted = set()
+    for index, item in enumerate(value):
+        key = f"pairs[{index}]"
+        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
+            check.fail(key, f"expected [model, test set], got {item!r}")
+        model_name, set_name = item
+        if model_name != "*" and model_name not in models:
+            check.fail(key, f"no model named {model_name!r}")
+        if set_name != "*" and set_name not in sets:
+            check.fail(key, f"no test set named {set_name!r}")
+        for m in models if model_name == "*" else [model_name]:
+            for s in sets if set_name == "*" else [set_name]:
+                if models[m].input == sets[s].input:
+                    wanted.add((m, s))
+                elif model_name != "*" and set_name != "*":
+                    check.fail(key, f"model {m!r} takes {models[m].input} questions but test set {s!r} has {sets[s].input}")
+    if not wanted:
+        check.fail("pairs" if explicit else "models", "no model takes the input of any test set: nothing to run")
+    model_rank = {name: i for i, name in enumerate(models)}
+    set_rank = {name: i for i, name in enumerate(sets)}
+    return sorted(wanted, key=lambda pair: (model_rank[pair[0]], set_rank[pair[1]]))
+
+
+def study_from_dict(raw: Any, path: str = "<study>", require_files: bool = True) -> Study:
+    """Validate an evaluated study; `require_files` also checks that the named files exist."""
+    check = _Checker(path)
+    raw = check.mapping(raw, "study")
+    check.keys(raw, "study", STUDY_KEYS)
+    for key in ("models", "test_sets"):
+        if not isinstance(raw.get(key), dict) or not raw[key]:
+            check.fail(key, "required: a non-empty object of name -> settings")
+    models = [_model(check, name, value, require_files) for name, value in raw["models"].items()]
+    sets = [_test_set(check, name, value, require_files) for name, value in raw["test_sets"].items()]
+    models_by_name = {m.name: m for m in sorted(models, key=lambda m: (m.order, m.name))}
+    sets_by_name = {s.name: s for s in sorted(sets, key=lambda s: (s.order, not s.is_clean, s.name))}
+    sets_by_name = _resolve_references(check, sets_by_name)
+    pairs = _pairs(check, raw.get("pairs"), models_by_name, sets_by_name)
+    return Study(path=path, models=models_by_name, test_sets=sets_by_name, pairs=pairs)
+
+
+def load_study(path: str, ext_vars: Optional[Dict[str, str]] = None, require_files: bool = True) -> Study:
+    """Evaluate a Jsonnet/JSON study file (the environment's variables are its `std.extVar`s) and
+    validate it."""
+    config_defaults.export()
+    if not os.path.isfile(path):
+        raise StudyError(f"{path}: study file not found")
+    try:
+        raw = Params.from_file(path, ext_vars=ext_vars).as_dict(quiet=True)
+    except RuntimeError as err:  # jsonnet's evaluation errors
+        raise StudyError(f"{path}: cannot evaluate the study file: {err}") from None
+    return study_from_dict(raw, path, require_files)

@@ -1,0 +1,74 @@
+import re
+
+import numpy
+import pytest
+
+from srcframework.data.squad_src_layout import DEFAULT_FILE_PATTERN, SQUAD_SRC_SPEAKERS, parse_wav_name
+from srcframework.speech.engines import EngineNotFound
+from srcframework.speech.espeak_ng import EspeakNgSynthesizer
+from srcframework.speech.flite import FliteSynthesizer, flite_voices
+from srcframework.speech.voices import DEFAULT_VOICES, VOICES, get_voice, parse_voices
+
+
+def test_catalogue_speakers_are_distinct_and_match_the_layout():
+    speakers = [voice.speaker for voice in VOICES.values()]
+    assert len(set(speakers)) == len(speakers)
+    for voice in VOICES.values():
+        assert parse_wav_name(f"DEV000001_{voice.speaker}.wav", DEFAULT_FILE_PATTERN) == ("DEV000001", voice.speaker)
+        assert voice.speaker not in SQUAD_SRC_SPEAKERS
+        assert voice.gender in {"M", "F"}
+        assert voice.name == f"{voice.engine}:{voice.engine_voice}"
+    assert get_voice("flite:awb").country == "UK"
+    assert get_voice("flite:slt").gender == "F"
+    assert get_voice("espeak_ng:en-029").country == "Caribbean"
+    assert {v.country for v in VOICES.values()} >= {"US", "UK", "Caribbean"}
+    assert all(name in VOICES for name in DEFAULT_VOICES)
+
+
+def test_catalogue_flite_voices_exist_in_this_flite():
+    installed = set(flite_voices())
+    assert {v.engine_voice for v in VOICES.values() if v.engine == "flite"} <= installed
+
+
+@pytest.mark.parametrize("name", sorted(VOICES))
+def test_every_voice_speaks(name):
+    voice = get_voice(name)
+    synthesizer = voice.build()
+    assert isinstance(synthesizer, {"flite": FliteSynthesizer, "espeak_ng": EspeakNgSynthesizer}[voice.engine])
+    waveform, rate = synthesizer.synthesize("Where does the ferry go?")
+    assert rate in {8000, 16000, 22050}
+    assert waveform.dtype == numpy.float32 and 0.5 < waveform.size / rate < 5.0
+    assert numpy.abs(waveform).max() > 0.05
+
+
+def test_voices_of_one_engine_sound_different():
+    male, female = (get_voice(n).build().synthesize("Who dredged the harbour?")[0] for n in ("flite:rms", "flite:slt"))
+    gb, gb_female = (get_voice(n).build().synthesize("Who dredged the harbour?")[0]
+                     for n in ("espeak_ng:en-gb", "espeak_ng:en-gb+f3"))
+    assert male.shape != female.shape or not numpy.allclose(male, female)
+    assert gb.shape != gb_female.shape or not numpy.allclose(gb, gb_female)
+
+
+def test_unknown_voice_lists_the_known_ones():
+    with pytest.raises(ValueError, match=re.escape("flite:kal16")) as error:
+        get_voice("flite:nobody")
+    assert "unknown voice 'flite:nobody'" in str(error.value)
+    with pytest.raises(ValueError, match="known voices"):
+        parse_voices("flite:kal16,espeak_ng:xx")
+
+
+def test_parse_voices_from_string_and_list():
+    assert [v.speaker for v in parse_voices("flite:kal16, flite:awb")] == ["SPK101", "SPK103"]
+    assert [v.name for v in parse_voices(["espeak_ng:en-gb"])] == ["espeak_ng:en-gb"]
+    with pytest.raises(ValueError, match="listed twice"):
+        parse_voices("flite:awb,flite:awb")
+    with pytest.raises(ValueError, match="no voices"):
+        parse_voices(" , ")
+
+
+def test_missing_engine_program_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: neither flite nor espeak-ng is found
+    with pytest.raises(EngineNotFound, match="apt-get install -y flite"):
+        get_voice("flite:kal16").build()
+    with pytest.raises(EngineNotFound, match="apt-get install -y espeak-ng"):
+        get_voice("espeak_ng:en-gb").build()

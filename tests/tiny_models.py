@@ -1,0 +1,205 @@
+"""
+Tiny, randomly initialised SpeechT5 and wav2vec2 checkpoints, written with `save_pretrained` so
+that they load through the same `from_pretrained` code as real weights (which cannot be fetched
+here). Hidden size 32, 2 encoder layers, a 3-layer convolution stack that still downsamples the
+16 kHz waveform 320 times (strides 5 x 8 x 8) like the real 7-layer stacks.
+
+    python tests/tiny_models.py speecht5 OUT_DIR      # SpeechT5ForSpeechToText + processor
+    python tests/tiny_models.py speecht5_tts OUT_DIR  # SpeechT5ForTextToSpeech + processor
+    python tests/tiny_models.py wav2vec2 OUT_DIR      # Wav2Vec2Model + feature extractor
+    python tests/tiny_models.py wav2vec2_ctc OUT_DIR  # Wav2Vec2ForCTC + processor
+"""
+import argparse
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Union
+
+import torch
+
+# Text the tiny character-level sentencepiece model is trained on: every letter, digit and the
+# usual punctuation of SQuAD questions appear at least once.
+TINY_TEXT = [
+    "What is the capital of France?",
+    "Who wrote the book in 1984, and why?",
+    "How many people lived in Zurich; Jakarta or Quebec?",
+    "When did the X-ray machine (and the vaccine) become available?",
+    "Which 2 or 3 rivers flow through the valley: the Rhine & the Vltava?",
+    "THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG 0123456789",
+    "the quick brown fox jumps over the lazy dog!",
+    "Its name was 'Kyoto' - \"the old capital\" / 5% of 70.",
+]
+
+CONV = {"conv_dim": (16, 16, 16), "conv_stride": (5, 8, 8), "conv_kernel": (10, 8, 8)}
+TINY_ENCODER = {
+    "hidden_size": 32,
+    "num_conv_pos_embeddings": 16,
+    "num_conv_pos_embedding_groups": 4,
+    **CONV,
+}
+CTC_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ'"
+CTC_VOCAB = {"<pad>": 0, "<s>": 1, "</s>": 2, "<unk>": 3, "|": 4, **{c: i + 5 for i, c in enumerate(CTC_LETTERS)}}
+
+
+def save_tiny_speecht5_tokenizer(folder: Union[str, Path]):
+    """Trains a character sentencepiece model on `TINY_TEXT` (ids 0-3 = <s>, <pad>, </s>, <unk>,
+    as in SpeechT5's spm_char.model) and saves a `SpeechT5Tokenizer` of it into `folder`."""
+    import sentencepiece
+    from transformers import SpeechT5Tokenizer
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(TINY_TEXT),
+        model_writer=model,
+        model_type="char",
+        vocab_size=80,
+        hard_vocab_limit=False,
+        character_coverage=1.0,
+        bos_id=0,
+        pad_id=1,
+        eos_id=2,
+        unk_id=3,
+        minloglevel=2,
+    )
+    spm_file = folder / "spm_char.model"
+    spm_file.write_bytes(model.getvalue())
+    tokenizer = SpeechT5Tokenizer(str(spm_file))
+    tokenizer.save_pretrained(str(folder))
+    return tokenizer
+
+
+def tiny_speecht5_config(vocab_size: int = 81, feat_extract_norm: str = "group"):
+    from transformers import SpeechT5Config
+
+    return SpeechT5Config(
+        vocab_size=vocab_size,
+        encoder_layers=2,
+        encoder_attention_heads=2,
+        encoder_ffn_dim=64,
+        decoder_layers=1,
+        decoder_attention_heads=2,
+        decoder_ffn_dim=64,
+        feat_extract_norm=feat_extract_norm,
+        num_mel_bins=8,
+        speech_decoder_prenet_units=16,
+        speaker_embedding_dim=8,
+        speech_decoder_postnet_layers=2,
+        speech_decoder_postnet_units=16,
+        **TINY_ENCODER,
+    )
+
+
+def save_tiny_speecht5(
+    folder: Union[str, Path], task: str = "asr", feat_extract_norm: str = "group", seed: int = 0
+) -> Path:
+    """
+    Writes a tiny SpeechT5 into `folder` laid out like microsoft/speecht5_asr (`task="asr"`:
+    `SpeechT5ForSpeechToText`, encoder with the speech prenet) or microsoft/speecht5_tts
+    (`task="tts"`: `SpeechT5ForTextToSpeech`, encoder with the text prenet), with a
+    `SpeechT5Processor` (feature extractor + character tokenizer). Returns the folder.
+    """
+    from transformers import (
+        SpeechT5FeatureExtractor,
+        SpeechT5ForSpeechToText,
+        SpeechT5ForTextToSpeech,
+        SpeechT5Processor,
+    )
+
+    classes = {"asr": SpeechT5ForSpeechToText, "tts": SpeechT5ForTextToSpeech}
+    if task not in classes:
+        raise ValueError(f"task must be one of {sorted(classes)}, got {task!r}")
+    folder = Path(folder)
+    tokenizer = save_tiny_speecht5_tokenizer(folder)
+    extractor = SpeechT5FeatureExtractor(num_mel_bins=8)
+    SpeechT5Processor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(str(folder))
+    config = tiny_speecht5_config(len(tokenizer), feat_extract_norm)
+    torch.manual_seed(seed)
+    classes[task](config).save_pretrained(str(folder))
+    return folder
+
+
+def tiny_wav2vec2_config(feat_extract_norm: str = "group", vocab_size: int = 32):
+    from transformers import Wav2Vec2Config
+
+    return Wav2Vec2Config(
+        vocab_size=vocab_size,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        feat_extract_norm=feat_extract_norm,
+        # the large checkpoints with layer-normalised convolutions also use pre-norm layers
+        do_stable_layer_norm=feat_extract_norm == "layer",
+        pad_token_id=CTC_VOCAB["<pad>"],
+        **TINY_ENCODER,
+    )
+
+
+def save_tiny_wav2vec2(
+    folder: Union[str, Path], head: str = "none", feat_extract_norm: str = "group", seed: int = 0
+) -> Path:
+    """
+    Writes a tiny wav2vec2 into `folder`: a bare `Wav2Vec2Model` with its feature extractor
+    (`head="none"`, like facebook/wav2vec2-base) or a `Wav2Vec2ForCTC` with a letter processor
+    (`head="ctc"`, like facebook/wav2vec2-base-960h). Returns the folder.
+    """
+    from transformers import (
+        Wav2Vec2CTCTokenizer,
+        Wav2Vec2FeatureExtractor,
+        Wav2Vec2ForCTC,
+        Wav2Vec2Model,
+        Wav2Vec2Processor,
+    )
+
+    if head not in ("none", "ctc"):
+        raise ValueError(f"head must be 'none' or 'ctc', got {head!r}")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    extractor = Wav2Vec2FeatureExtractor(
+        feature_size=1,
+        sampling_rate=16000,
+        padding_value=0.0,
+        do_normalize=True,
+        return_attention_mask=feat_extract_norm == "layer",
+    )
+    torch.manual_seed(seed)
+    if head == "ctc":
+        (folder / "vocab.json").write_text(json.dumps(CTC_VOCAB))
+        tokenizer = Wav2Vec2CTCTokenizer(
+            str(folder / "vocab.json"), unk_token="<unk>", pad_token="<pad>", word_delimiter_token="|"
+        )
+        Wav2Vec2Processor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(str(folder))
+        Wav2Vec2ForCTC(tiny_wav2vec2_config(feat_extract_norm, len(CTC_VOCAB))).save_pretrained(str(folder))
+    else:
+        extractor.save_pretrained(str(folder))
+        Wav2Vec2Model(tiny_wav2vec2_config(feat_extract_norm)).save_pretrained(str(folder))
+    return folder
+
+
+WRITERS = {
+    "speecht5": lambda out, norm: save_tiny_speecht5(out, "asr", norm),
+    "speecht5_tts": lambda out, norm: save_tiny_speecht5(out, "tts", norm),
+    "wav2vec2": lambda out, norm: save_tiny_wav2vec2(out, "none", norm),
+    "wav2vec2_ctc": lambda out, norm: save_tiny_wav2vec2(out, "ctc", norm),
+}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description="Write a tiny randomly initialised checkpoint to a folder.")
+    parser.add_argument("kind", choices=sorted(WRITERS))
+    parser.add_argument("out_dir")
+    parser.add_argument(
+        "--feat-extract-norm",
+        choices=["group", "layer"],
+        default="group",
+        help="normalisation in the convolution stack (default: group, as in speecht5_asr and wav2vec2-base)",
+    )
+    args = parser.parse_args(argv)
+    folder = WRITERS[args.kind](args.out_dir, args.feat_extract_norm)
+    print(f"wrote a tiny {args.kind} to {folder}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
