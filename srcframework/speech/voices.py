@@ -60,7 +60,9 @@ def _catalogue() -> Dict[str, Voice]:
         ("espeak_ng:en-us+f3", "SPK112", "US", "F", "eSpeak NG American English, female variant"),
         ("espeak_ng:en-us-nyc", "SPK113", "US", "M", "eSpeak NG New York City English"),
         ("espeak_ng:en-gb", "SPK114", "UK", "M", "eSpeak NG British English"),
-        ("espeak_ng:en-gb+f3", "SPK115", "UK", "F", "eSpeak NG British English, female variant"),
+        # eSpeak NG 1.51 ignores a variant after "en-gb" (en-gb+f3 sounds like en-gb); "en" is the
+        # same British voice and takes the variant
+        ("espeak_ng:en+f3", "SPK115", "UK", "F", "eSpeak NG British English, female variant"),
         ("espeak_ng:en-gb-x-rp", "SPK116", "UK", "M", "eSpeak NG Received Pronunciation"),
         ("espeak_ng:en-gb-scotland", "SPK117", "UK", "M", "eSpeak NG Scottish English"),
         ("espeak_ng:en-gb-x-gbclan", "SPK118", "UK", "M", "eSpeak NG Lancashire English"),

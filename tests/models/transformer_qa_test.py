@@ -30,7 +30,9 @@ class TestTransformerQA(ModelTestCase):
         self.set_up_model(FIXTURES / "transformer_qa_tiny.jsonnet", FIXTURES / "squad_tiny.json")
 
     def test_train_save_load_predict_consistency(self):
-        self.ensure_model_can_train_save_and_load(self.param_file, tolerance=1e-4, gradients_to_ignore=POOLER)
+        self.ensure_model_can_train_save_and_load(
+            self.param_file, tolerance=1e-4, gradients_to_ignore=POOLER, seed=0
+        )
 
     def test_batch_predictions_are_consistent(self):
         self.ensure_batch_predictions_are_consistent(keys_to_ignore=["loss"])

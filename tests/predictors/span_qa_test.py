@@ -13,7 +13,10 @@ def test_predicts_json_lines_input(tiny_archive):
     assert output["id"] == "z"
     assert output["best_span_str"] in context
     line = json.loads(predictor.dump_line(output))
-    assert set(line) == {"id", "best_span_str", "best_span"}
+    # no gold answers, no groups, and no original_question (None values are left out, not "None")
+    assert set(line) == {"id", "best_span_str", "best_span", "answers", "groups", "question"}
+    assert line["question"] == "When was it dredged?"
+    assert line["answers"] == [] and line["groups"] == {}
 
 
 def test_bad_input_line_is_a_clear_error(tiny_archive):

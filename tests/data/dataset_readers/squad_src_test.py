@@ -1,0 +1,304 @@
+import json
+import logging
+import os
+import shutil
+
+import numpy
+import pytest
+import soundfile
+from allennlp.common import Params
+from allennlp.data import DatasetReader, Vocabulary
+from allennlp.data.data_loaders import MultiProcessDataLoader
+from allennlp.data.samplers import BucketBatchSampler
+
+from srcframework.data.audio_indexers.audio_indexer import AudioTooLong, WaveformIndexer
+from srcframework.data.dataset_readers.squad_src import SquadSrcReader, find_recordings, match_fid2qid
+from srcframework.data.errors import DatasetError
+from srcframework.data.fields.audio_field import AudioField, padding_fraction
+from srcframework.data.squad_src_layout import Speaker, wav_name, write_fid2qid, write_speaker_table
+from srcframework.speech.audio import write_wav_atomic
+from srcframework.speech.flite import FliteSynthesizer
+from tests.conftest import FIXTURES, shared_file
+
+QIDS = ["q1", "q2", "q3", "q4", "q5", "q6"]
+FIDS = [f"DEV{n:06d}" for n in range(1, 7)]
+VOICES = {"SPK001": "slt", "SPK011": "kal16", "SPK016": "awb"}  # India F, US M, UK M
+SPEAKERS = list(VOICES) * 2
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A SQuAD-SRC-style folder: six questions of squad_tiny.json spoken by three flite voices."""
+    folder = tmp_path_factory.mktemp("squad_src") / "src"
+    questions = {}
+    for article in json.loads((FIXTURES / "squad_tiny.json").read_text())["data"]:
+        for paragraph in article["paragraphs"]:
+            questions.update({qa["id"]: qa["question"] for qa in paragraph["qas"]})
+    synthesizers = {speaker: FliteSynthesizer(voice) for speaker, voice in VOICES.items()}
+    for fid, qid, speaker in zip(FIDS, QIDS, SPEAKERS):
+        waveform, rate = synthesizers[speaker].synthesize(questions[qid])
+        write_wav_atomic(folder / "wavs" / wav_name(fid, speaker), waveform, rate)
+    write_fid2qid(folder / "fid2qid_dev.csv", list(zip(FIDS, QIDS)))
+    shutil.copy(FIXTURES / "squad_tiny.json", folder / "squad_dev.json")
+    return folder
+
+
+@pytest.fixture
+def folder(built, tmp_path):
+    """A private copy of the built folder, free to damage."""
+    return shutil.copytree(built, tmp_path / "src")
+
+
+def wav(folder, index):
+    return folder / "wavs" / wav_name(FIDS[index], SPEAKERS[index])
+
+
+def read(folder, path=None, **kwargs):
+    reader = SquadSrcReader(**kwargs)
+    return reader, list(reader.read(str(path or folder / "fid2qid_dev.csv")))
+
+
+def test_reads_spoken_questions_with_spans_and_groups(built, caplog):
+    with caplog.at_level(logging.INFO):
+        reader, instances = read(built)
+    assert [i["metadata"]["id"] for i in instances] == QIDS
+    assert reader.last_skipped == {} and reader.last_unlisted == 3
+    assert "3 questions of" in caplog.text and "read 6 spoken questions" in caplog.text
+    first = instances[0]
+    meta = first["metadata"].metadata
+    assert (meta["fid"], meta["speaker"], meta["country"], meta["gender"]) == ("DEV000001", "SPK001", "India", "F")
+    assert instances[1]["metadata"]["country"] == "US" and instances[1]["metadata"]["gender"] == "M"
+    assert instances[2]["metadata"]["country"] == "UK"
+    assert meta["question"] == "When was the harbour of Velmont dredged?"
+    assert meta["answers"] == ["1882"] and meta["extra"]["title"]
+    tokens = [t.text for t in first["context"].tokens]
+    assert tokens[first["span_start"].sequence_index : first["span_end"].sequence_index + 1] == ["1882"]
+    s, e = meta["context_offsets"][first["span_start"].sequence_index][0], meta["context_offsets"][first["span_end"].sequence_index][1]
+    assert meta["context"][s:e] == "1882"
+    for index, instance in enumerate(instances):
+        question = instance["question"]
+        assert isinstance(question, AudioField) and question.sample_rate == 16000
+        assert numpy.array_equal(question.waveform, WaveformIndexer().prepare(wav(built, index)))
+        assert instance["metadata"]["duration"] == pytest.approx(soundfile.info(wav(built, index)).duration)
+        assert instance["metadata"]["audio"] == str(wav(built, index))
+        assert 1.0 < question.duration < 6.0
+
+
+def test_folder_path_and_split(built, tmp_path):
+    _, from_csv = read(built)
+    _, from_folder = read(built, path=built)
+    assert [i["metadata"]["id"] for i in from_folder] == QIDS
+    assert from_folder[0]["question"] == from_csv[0]["question"]
+    folder = shutil.copytree(built, tmp_path / "two")
+    shutil.copy(folder / "fid2qid_dev.csv", folder / "fid2qid_train.csv")
+    with pytest.raises(DatasetError, match="expected one fid2qid_<split>.csv .* found fid2qid_dev.csv, fid2qid_train.csv"):
+        read(folder, path=folder)
+    with pytest.raises(DatasetError, match="no SQuAD file"):
+        read(folder, path=folder, split="train")
+    shutil.copy(folder / "squad_dev.json", folder / "squad.json")
+    assert len(read(folder, path=folder, split="train")[1]) == 6
+    with pytest.raises(DatasetError, match="fid2qid file of split 'test' not found"):
+        read(folder, path=folder, split="test")
+    with pytest.raises(DatasetError, match="not found: expected a SQuAD-SRC folder"):
+        read(folder, path=folder / "nowhere")
+
+
+def test_config_keys_squad_file_template_and_speakers(built, tmp_path):
+    shutil.copy(FIXTURES / "squad_tiny.json", tmp_path / "dev.json")
+    (built / "squad_dev.json").rename(built / "moved.json")
+    try:
+        params = {
+            "type": "squad_src",
+            "squad_file": str(tmp_path / "{split}.json"),
+            "audio_indexer": {"type": "waveform", "max_seconds": 1.0, "normalize": False},
+            "speakers": {"SPK001": {"country": "Atlantis", "gender": "X"}},
+            "passage_length_limit": 400,
+        }
+        reader = DatasetReader.from_params(Params(params))
+        instances = list(reader.read(str(built / "fid2qid_dev.csv")))
+    finally:
+        (built / "moved.json").rename(built / "squad_dev.json")
+    assert isinstance(reader, SquadSrcReader) and len(instances) == 6
+    assert all(len(i["question"]) == 16000 for i in instances)
+    assert instances[0]["metadata"]["country"] == "Atlantis"
+    assert instances[1]["metadata"]["country"] == "US"
+    with pytest.raises(ValueError, match="named groups 'fid' and 'speaker'"):
+        SquadSrcReader(file_pattern=r"(?P<fid>\w+)\.wav")
+    with pytest.raises(ValueError, match="needs 'country' and 'gender'"):
+        SquadSrcReader(speakers={"SPK001": {"country": "x"}})
+
+
+def test_batches_feed_bucketed_audio(built):
+    reader = SquadSrcReader()
+    instances = list(reader.read(str(built / "fid2qid_dev.csv")))
+    vocab = Vocabulary.from_instances(instances)
+    sampler = BucketBatchSampler(batch_size=2, sorting_keys=["question"], padding_noise=0.0)
+    loader = MultiProcessDataLoader(reader, str(built / "fid2qid_dev.csv"), batch_sampler=sampler)
+    loader.index_with(vocab)
+    lengths = sorted(len(i["question"]) for i in instances)
+    batches = list(loader)
+    assert len(batches) == 3
+    seen = []
+    for batch in batches:
+        question = batch["question"]
+        assert question["waveform"].shape == question["mask"].shape and question["waveform"].dim() == 2
+        sizes = question["mask"].sum(1).tolist()
+        assert question["waveform"].shape[1] == max(sizes)
+        assert set(batch) >= {"context", "question", "span_start", "span_end", "metadata"}
+        seen.append(sorted(sizes))
+    assert sorted(seen) == [lengths[0:2], lengths[2:4], lengths[4:6]]  # neighbours in duration
+    assert padding_fraction(seen) <= padding_fraction([lengths[0::3], lengths[1::3], lengths[2::3]])
+
+
+def test_resamples_8k_and_downmixes_stereo(folder):
+    narrow, rate = FliteSynthesizer("kal").synthesize("Who dredged the harbour?")
+    assert rate == 8000
+    write_wav_atomic(wav(folder, 1), narrow, 8000)
+    stereo, _ = FliteSynthesizer("slt").synthesize("Where does the ferry go?")
+    soundfile.write(wav(folder, 2), numpy.stack([stereo, 0.5 * stereo], axis=1), 16000, subtype="FLOAT")
+    _, instances = read(folder, audio_indexer=WaveformIndexer(normalize=False))
+    assert len(instances[1]["question"]) == 2 * len(narrow)
+    assert instances[1]["question"].duration == pytest.approx(len(narrow) / 8000)
+    assert numpy.allclose(instances[2]["question"].waveform, 0.75 * stereo, atol=1e-6)
+
+
+def test_length_cap_truncate_skip_error(folder):
+    _, whole = read(folder)
+    durations = [i["question"].duration for i in whole]
+    cap = float(numpy.median(durations))
+    longer = sum(d > cap for d in durations)
+    assert 0 < longer < 6
+    _, truncated = read(folder, audio_indexer=WaveformIndexer(max_seconds=cap))
+    assert [len(i["question"]) for i in truncated] == [min(len(i["question"]), round(cap * 16000)) for i in whole]
+    reader, kept = read(folder, audio_indexer=WaveformIndexer(max_seconds=cap, overflow="skip"))
+    assert len(kept) == 6 - longer and reader.last_skipped == {"audio longer than max_seconds": longer}
+    with pytest.raises(AudioTooLong, match=r"DEV\d{6}_SPK\d{3}\.wav: .* longer than max_seconds"):
+        read(folder, audio_indexer=WaveformIndexer(max_seconds=cap, overflow="error"))
+
+
+def damage_missing(folder):
+    os.remove(wav(folder, 3))
+    return "no recording of file id 'DEV000004'", "missing audio file", str(folder / "wavs")
+
+
+def damage_empty(folder):
+    wav(folder, 3).write_bytes(b"")
+    return "audio file is empty", "empty or unreadable audio file", str(wav(folder, 3))
+
+
+def damage_corrupt(folder):
+    wav(folder, 3).write_bytes(b"RIFF" + os.urandom(300))
+    return "cannot read audio file", "empty or unreadable audio file", str(wav(folder, 3))
+
+
+def damage_unknown_question(folder):
+    write_fid2qid(folder / "fid2qid_dev.csv", list(zip(FIDS, QIDS[:3] + ["nope"] + QIDS[4:])))
+    return "file id 'DEV000004' maps to question id 'nope'", "question id not in the SQuAD file", str(folder / "fid2qid_dev.csv")
+
+
+def damage_name(folder):
+    shutil.copy(wav(folder, 0), folder / "wavs" / "question7.wav")
+    return "does not match file_pattern", "audio file name does not match file_pattern", str(folder / "wavs" / "question7.wav")
+
+
+def damage_speaker(folder):
+    wav(folder, 3).rename(folder / "wavs" / wav_name(FIDS[3], "SPK099"))
+    return "speaker 'SPK099' is not in the SQuAD-SRC speaker table", "speaker not in the speaker table", "SPK099.wav"
+
+
+def damage_duplicate_fid(folder):
+    write_fid2qid(folder / "fid2qid_dev.csv", list(zip(FIDS, QIDS)) + [(FIDS[0], "q7")])
+    return "file id 'DEV000001' is listed twice", "file id listed twice in fid2qid", str(folder / "fid2qid_dev.csv")
+
+
+def damage_second_recording(folder):
+    shutil.copy(wav(folder, 3), folder / "wavs" / wav_name(FIDS[3], "SPK024"))
+    return "file id 'DEV000004' already has a recording", "second recording of a file id", "DEV000004_SPK024.wav"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [damage_missing, damage_empty, damage_corrupt, damage_unknown_question, damage_name, damage_speaker, damage_duplicate_fid, damage_second_recording],
+)
+def test_bad_input_raises_naming_the_file_or_is_a_counted_skip(folder, damage, caplog):
+    message, reason, named = damage(folder)
+    with pytest.raises(DatasetError) as error:
+        read(folder)
+    assert message in str(error.value) and named in str(error.value)
+    with caplog.at_level(logging.WARNING):
+        reader, instances = read(folder, skip_invalid=True)
+    assert reader.last_skipped == {reason: 1}
+    assert f"skipped 1 (1 {reason})" in caplog.text
+    expected = 6 if reason in ("audio file name does not match file_pattern", "file id listed twice in fid2qid", "second recording of a file id") else 5
+    assert len(instances) == expected
+
+
+def test_malformed_fid2qid_and_missing_files(folder):
+    (folder / "fid2qid_dev.csv").write_text("DEV000001\tq1\nDEV000002 q2\n")
+    with pytest.raises(DatasetError, match=r"fid2qid_dev.csv: line 2: expected 'file id<TAB>question id'"):
+        read(folder)
+    write_fid2qid(folder / "fid2qid_dev.csv", list(zip(FIDS, QIDS)))
+    shutil.rmtree(folder / "wavs")
+    with pytest.raises(DatasetError, match="wavs: audio folder not found"):
+        read(folder)
+    with pytest.raises(DatasetError, match="nothing.json: file not found"):
+        read(folder, squad_file=str(folder / "nothing.json"))
+
+
+def test_every_question_listed_when_required(folder):
+    with pytest.raises(DatasetError, match=r"squad_dev.json: 3 questions of .* have no row in .*fid2qid_dev.csv \(first: \['q7', 'q8', 'q9'\]\)"):
+        read(folder, require_all_questions=True)
+    write_fid2qid(folder / "fid2qid_dev.csv", [(f"DEV{n:06d}", f"q{n}") for n in range(1, 10)])
+    reader, instances = read(folder, require_all_questions=True, skip_invalid=True)
+    assert len(instances) == 6 and reader.last_skipped == {"missing audio file": 3} and reader.last_unlisted == 0
+
+
+def test_speaker_table_in_folder_and_argument(folder, tmp_path):
+    wav(folder, 3).rename(folder / "wavs" / wav_name(FIDS[3], "SPK900"))
+    write_speaker_table(folder / "speakers.tsv", [Speaker("SPK900", "Iceland", "F", "slt")] + [Speaker(s, "Here", "M") for s in VOICES])
+    _, instances = read(folder)
+    assert instances[3]["metadata"]["country"] == "Iceland" and instances[0]["metadata"]["country"] == "Here"
+    os.rename(folder / "speakers.tsv", tmp_path / "table.tsv")
+    _, instances = read(folder, speaker_table=str(tmp_path / "table.tsv"))
+    assert instances[3]["metadata"]["gender"] == "F"
+    (tmp_path / "bad.tsv").write_text("speaker\tcountry\nSPK900\tIceland\n")
+    with pytest.raises(DatasetError, match=r"bad.tsv: the header lacks the column\(s\) \['gender'\]"):
+        read(folder, speaker_table=str(tmp_path / "bad.tsv"))
+    with pytest.raises(DatasetError, match="speaker 'SPK900' is not in the SQuAD-SRC speaker table"):
+        read(folder)
+
+
+def test_passage_length_limit_is_a_counted_skip(built):
+    reader, instances = read(built, passage_length_limit=5)
+    assert reader.last_skipped["answer lies beyond passage_length_limit"] == 6 - len(instances) > 0
+
+
+def test_text_to_instance_for_a_predictor(built):
+    reader = SquadSrcReader()
+    context = "The harbour was dredged in 1882 by the Velmont Company."
+    instance = reader.text_to_instance(str(wav(built, 0)), context, ["1882"], [27], question_id="x", speaker="SPK016")
+    assert instance["metadata"]["country"] == "UK" and instance["metadata"]["gender"] == "M"
+    assert instance["context"].tokens[instance["span_start"].sequence_index].text == "1882"
+    waveform, rate = FliteSynthesizer("kal").synthesize("When was the harbour dredged?")
+    from_memory = reader.text_to_instance(waveform, context, sample_rate=rate)
+    assert len(from_memory["question"]) == 2 * len(waveform) and "span_start" not in from_memory.fields
+    assert from_memory["metadata"]["id"] is None and from_memory["metadata"]["audio"] is None
+    skipping = SquadSrcReader(audio_indexer=WaveformIndexer(max_seconds=0.5, overflow="skip"))
+    assert skipping.text_to_instance(str(wav(built, 0)), context) is None
+
+
+def test_match_fid2qid_and_find_recordings(built):
+    match = match_fid2qid(built / "fid2qid_dev.csv", built / "squad_dev.json")
+    assert [(fid, q.qid) for fid, q in match.rows] == list(zip(FIDS, QIDS))
+    assert match.unlisted == ["q7", "q8", "q9"]
+    recordings = find_recordings(str(built / "wavs"))
+    assert recordings == {fid: (str(wav(built, i)), SPEAKERS[i]) for i, fid in enumerate(FIDS)}
+
+
+def test_real_squad_src_dev_ids_map_to_squad_dev():
+    fid2qid = shared_file("squad_src/fid2qid_dev.csv")
+    squad = shared_file("squad/dev-v1.1.json")
+    match = match_fid2qid(fid2qid, squad)
+    assert len(match.rows) == 10570 and match.unlisted == []
+    assert all(fid.startswith("DEV") for fid, _ in match.rows)
+    assert len({q.qid for _, q in match.rows}) == 10570

@@ -1,0 +1,52 @@
+// NoiseQA protocol (Ravichander et al. 2021, Table 4) on the 1,190 XQuAD-en questions: each model
+// on the clean questions, on NoiseQA's synthetic challenge sets and on sets that our own noise
+// sources generate from the clean file (cached under OUT_DIR/sets). Run from the repository root:
+//   allennlp compare training_configs/studies/noiseqa_xquad.jsonnet -o runs/studies/noiseqa_xquad
+// Variables: BIDAF_ARCHIVE (runs/bidaf_cpu_scale/model.tar.gz), TRANSFORMER_ARCHIVE (empty: left
+// out), STUDY_WITH_ASR ('1' adds our flite -> pocketsphinx ASR set: about 25 minutes of one core
+// for 1,190 questions, once; --workers N splits it), SHARED_DATA (../shared/data).
+local data = std.extVar('SHARED_DATA');
+local xquad = data + '/xquad/xquad.en.json';
+local noiseqa = data + '/noiseqa/synthetic/';
+local transformer = std.extVar('TRANSFORMER_ARCHIVE');
+local with_asr = std.extVar('STUDY_WITH_ASR') == '1';
+
+// A set of NoiseQA's: questions noised by them, paired with the clean ones by id.
+local noiseqa_set(file, interface) = {
+  data: noiseqa + file,
+  original: xquad,
+  interface: interface,
+  kind: 'synthetic',
+  order: 1,
+};
+
+// A set our noise source generates from the clean questions.
+local our_set(noise, interface) = {
+  original: xquad,
+  noise: noise,
+  interface: interface,
+  kind: 'synthetic',
+  order: 2,
+};
+
+{
+  models: {
+    bidaf: { archive: std.extVar('BIDAF_ARCHIVE'), batch_size: 40 },
+  } + (if transformer != '' then { transformer: { archive: transformer, batch_size: 16 } } else {}),
+  test_sets: {
+    clean: { data: xquad, interface: 'clean', kind: 'natural' },
+    noiseqa_asr: noiseqa_set('xquad-asr-synthetic.json', 'asr'),
+    noiseqa_keyboard: noiseqa_set('xquad-keyboard-synthetic.json', 'keyboard'),
+    noiseqa_translation: noiseqa_set('xquad-translation-synthetic.json', 'translation'),
+    ours_keyboard: our_set({ type: 'keyboard' }, 'keyboard'),
+    ours_back_translation: our_set({ type: 'back_translation' }, 'translation'),
+  } + (
+    if with_asr then {
+      ours_asr: our_set({
+        type: 'asr',
+        synthesizer: { type: 'flite', voice: 'kal16' },
+        recognizer: { type: 'pocketsphinx' },
+      }, 'asr'),
+    } else {}
+  ),
+}

@@ -1,0 +1,39 @@
+// SQuAD-SRC protocol (Tang et al. 2023, Tables 3-5): spoken SQuAD questions by 24 speakers from six
+// countries, answered two ways, with F1 per country and the F1 range (best country minus worst):
+// - cascaded: the recordings' ASR transcripts (the SQuAD-format file `allennlp transcribe`
+//   writes, each question with its speaker, country, gender and original_question) answered by
+//   a text model;
+// - end-to-end: the recordings themselves, read by the `squad_src` reader (the e2e archive's
+//   validation reader), answered by a model with an audio question encoder.
+// The end-to-end set's question noise is taken from the transcripts of the same recordings.
+// Run from the repository root:
+//   allennlp compare training_configs/studies/squad_src.jsonnet -o runs/studies/squad_src
+// Variables: TEXT_ARCHIVE, E2E_ARCHIVE, SQUAD_SRC_AUDIO (the SQuAD-SRC folder: fid2qid_dev.csv,
+// speakers.tsv, wavs/), SQUAD_SRC_TRANSCRIPTS, SHARED_DATA (../shared/data). To read the audio
+// with other settings than the archive's, give the `spoken` set a `dataset_reader`
+// ({ type: 'squad_src', ... }).
+local data = std.extVar('SHARED_DATA');
+local squad_dev = data + '/squad/dev-v1.1.json';
+
+{
+  models: {
+    text: { archive: std.extVar('TEXT_ARCHIVE'), batch_size: 40 },
+    e2e: { archive: std.extVar('E2E_ARCHIVE'), input: 'audio', batch_size: 16 },
+  },
+  test_sets: {
+    clean: { data: squad_dev, interface: 'clean', kind: 'natural' },
+    cascaded: {
+      data: std.extVar('SQUAD_SRC_TRANSCRIPTS'),
+      original: squad_dev,
+      interface: 'asr',
+      kind: 'natural',
+    },
+    spoken: {
+      data: std.extVar('SQUAD_SRC_AUDIO'),
+      input: 'audio',
+      interface: 'accent',
+      kind: 'natural',
+      wer_from: 'cascaded',
+    },
+  },
+}
