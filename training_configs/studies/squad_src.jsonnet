@@ -18,7 +18,7 @@ local squad_dev = data + '/squad/dev-v1.1.json';
 {
   models: {
     text: { archive: std.extVar('TEXT_ARCHIVE'), batch_size: 40 },
-    e2e: { archive: std.extVar('E2E_ARCHIVE'), input: 'audio', batch_size: 16 },
+    e2e: { archive: std.extVar('E2E_ARCHIVE'), input: 'audio', batch_size: 16, order: 1 },
   },
   test_sets: {
     clean: { data: squad_dev, interface: 'clean', kind: 'natural' },

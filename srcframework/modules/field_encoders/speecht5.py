@@ -178,8 +178,9 @@ def truncate_layers(layers: torch.nn.ModuleList, num_layers: Optional[int]) -> t
     return layers[:num_layers]
 
 
-class PretrainedAudioEncoder(FieldEncoder):
-    """Freezing, dropout and the output projection shared by the pretrained audio encoders."""
+class PretrainedFieldEncoder(FieldEncoder):
+    """Freezing, dropout and the output projection shared by the encoders built on a pretrained
+    `transformers` model (`self.model`); subclasses implement `encode`."""
 
     def __init__(self, model: torch.nn.Module, output_dim: Optional[int], freeze: bool, dropout: float) -> None:
         super().__init__()
@@ -216,7 +217,7 @@ class PretrainedAudioEncoder(FieldEncoder):
 
 
 @FieldEncoder.register("speecht5")
-class SpeechT5AudioEncoder(PretrainedAudioEncoder):
+class SpeechT5AudioEncoder(PretrainedFieldEncoder):
     """
     Encodes an `AudioField` batch (`{"waveform": B x T, "mask": B x T}`, 16 kHz, each utterance
     normalised to zero mean and unit variance) with the speech encoder of a pretrained SpeechT5

@@ -7,7 +7,7 @@ from allennlp.nn.util import get_mask_from_sequence_lengths
 
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.modules.field_encoders.speecht5 import (
-    PretrainedAudioEncoder,
+    PretrainedFieldEncoder,
     audio_lengths,
     convolve_per_utterance,
     min_samples,
@@ -19,7 +19,7 @@ logger = logging.getLogger(__name__)
 
 
 @FieldEncoder.register("wav2vec2")
-class Wav2Vec2AudioEncoder(PretrainedAudioEncoder):
+class Wav2Vec2AudioEncoder(PretrainedFieldEncoder):
     """
     Encodes an `AudioField` batch (`{"waveform": B x T, "mask": B x T}`, 16 kHz, each utterance
     normalised to zero mean and unit variance) with a pretrained wav2vec 2.0 (`Wav2Vec2Model`:

@@ -103,21 +103,17 @@ def test_folder_path_and_split(built, tmp_path):
         read(folder, path=folder / "nowhere")
 
 
-def test_config_keys_squad_file_template_and_speakers(built, tmp_path):
-    shutil.copy(FIXTURES / "squad_tiny.json", tmp_path / "dev.json")
-    (built / "squad_dev.json").rename(built / "moved.json")
-    try:
-        params = {
-            "type": "squad_src",
-            "squad_file": str(tmp_path / "{split}.json"),
-            "audio_indexer": {"type": "waveform", "max_seconds": 1.0, "normalize": False},
-            "speakers": {"SPK001": {"country": "Atlantis", "gender": "X"}},
-            "passage_length_limit": 400,
-        }
-        reader = DatasetReader.from_params(Params(params))
-        instances = list(reader.read(str(built / "fid2qid_dev.csv")))
-    finally:
-        (built / "moved.json").rename(built / "squad_dev.json")
+def test_config_keys_squad_file_template_and_speakers(folder, tmp_path):
+    (folder / "squad_dev.json").rename(tmp_path / "dev.json")
+    params = {
+        "type": "squad_src",
+        "squad_file": str(tmp_path / "{split}.json"),
+        "audio_indexer": {"type": "waveform", "max_seconds": 1.0, "normalize": False},
+        "speakers": {"SPK001": {"country": "Atlantis", "gender": "X"}},
+        "passage_length_limit": 400,
+    }
+    reader = DatasetReader.from_params(Params(params))
+    instances = list(reader.read(str(folder / "fid2qid_dev.csv")))
     assert isinstance(reader, SquadSrcReader) and len(instances) == 6
     assert all(len(i["question"]) == 16000 for i in instances)
     assert instances[0]["metadata"]["country"] == "Atlantis"

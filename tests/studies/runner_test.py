@@ -1,0 +1,259 @@
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import srcframework.noise.keyboard  # noqa: F401
+from srcframework.commands.noise_stats import set_statistics
+from srcframework.data.squad_file import load_squad_json
+from srcframework.data.squad_src_layout import SQUAD_SRC_SPEAKERS
+from srcframework.metrics.squad import evaluate
+from srcframework.noise.challenge_set import make_challenge_set
+from srcframework.studies import runner
+from srcframework.studies.runner import path_fingerprint, referenced_paths, run_study
+from srcframework.studies.study import StudyError, load_study, study_from_dict
+from tests.conftest import FIXTURES
+
+TINY = str(FIXTURES / "squad_tiny.json")
+OUTPUTS = [
+    "results.json", "results.md", "results.csv", "results.tex", "f1_by_country.png", "f1_vs_wer.png",
+    "robustness_drop.png", "report.html",
+]
+SPEAKERS = ["SPK001", "SPK002", "SPK005", "SPK009", "SPK012", "SPK013"]  # India, Thailand, US, UK
+
+
+def write_accented_set(folder: Path) -> Path:
+    """The tiny set with keyboard typos, each question tagged with a SQuAD-SRC speaker, country
+    and gender, as `allennlp transcribe` tags transcripts."""
+    noised = folder / "accent_noised.json"
+    make_challenge_set(TINY, str(noised), {"type": "keyboard", "word_probability": 0.4}, seed=1, progress=False)
+    dataset = load_squad_json(noised)
+    number = 0
+    for article in dataset["data"]:
+        for paragraph in article["paragraphs"]:
+            for qa in paragraph["qas"]:
+                speaker = SQUAD_SRC_SPEAKERS[SPEAKERS[number % len(SPEAKERS)]]
+                qa.update(speaker=speaker.speaker, country=speaker.country, gender=speaker.gender)
+                number += 1
+    path = folder / "accent.json"
+    path.write_text(json.dumps(dataset), encoding="utf-8")
+    return path
+
+
+def accent_study(archive, accented: Path) -> dict:
+    """Two models (the same archive twice, as a second model) on clean, keyboard and accented sets."""
+    return {
+        "models": {"tiny": {"archive": str(archive), "batch_size": 4}, "twin": {"archive": str(archive), "batch_size": 5}},
+        "test_sets": {
+            "clean": {"data": TINY, "interface": "clean", "kind": "natural"},
+            "keyboard": {"original": TINY, "noise": {"type": "keyboard", "word_probability": 0.5}, "interface": "keyboard",
+                         "kind": "synthetic"},
+            "accent": {"data": str(accented), "interface": "asr", "kind": "natural"},
+            "accent_audio_like": {"data": str(accented), "interface": "accent", "kind": "natural", "wer_from": "accent"},
+        },
+        "pairs": [["tiny", "*"], ["twin", "clean"], ["twin", "accent"]],
+    }
+
+
+def run_accent_study(out_dir: Path, archive) -> dict:
+    """Run the accent study into `out_dir` and return its results.json."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    study = study_from_dict(accent_study(archive, write_accented_set(out_dir)), "accent_study")
+    run_study(study, str(out_dir), progress=False)
+    return json.loads((out_dir / "results.json").read_text())
+
+
+def tiny_study(archive):
+    return load_study(str(FIXTURES / "study_tiny.jsonnet"), ext_vars={"TINY_ARCHIVE": str(archive)})
+
+
+def output_bytes(out_dir: Path) -> dict:
+    return {name: (out_dir / name).read_bytes() for name in OUTPUTS}
+
+
+def pair_files(out_dir: Path) -> dict:
+    return {
+        str(path.relative_to(out_dir)): path.read_bytes()
+        for path in sorted((out_dir / "pairs").rglob("*")) if path.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def reference_run(tiny_archive, tmp_path_factory):
+    """One complete unsharded run of the fixture study, for comparisons."""
+    out_dir = tmp_path_factory.mktemp("reference")
+    summary = run_study(tiny_study(tiny_archive), str(out_dir), progress=False)
+    return out_dir, summary
+
+
+def test_full_run_writes_every_output_with_official_scores(reference_run):
+    out_dir, summary = reference_run
+    assert summary == {"pairs": 2, "pairs_in_shard": 2, "pairs_run": 2, "pairs_cached": 0, "sets_generated": 1,
+                       "assembled": True}
+    for name in OUTPUTS:
+        assert (out_dir / name).stat().st_size > 0, name
+    results = json.loads((out_dir / "results.json").read_text())
+    generated = next((out_dir / "sets").glob("keyboard-*.json"))
+    sets = {s["name"]: s for s in results["test_sets"]}
+    assert sets["keyboard"]["data"] == f"sets/{generated.name}"
+    pairs = {pair["set"]: pair for pair in results["pairs"]}
+    for name, data in (("clean", TINY), ("keyboard", str(generated))):
+        lines = (out_dir / "pairs" / f"tiny__{name}" / "predictions.jsonl").read_text().splitlines()
+        records = [json.loads(line) for line in lines]
+        assert set(records[0]) == {"id", "prediction", "answers", "groups", "question", "original_question"}
+        official = evaluate(load_squad_json(data)["data"], {r["id"]: r["prediction"] for r in records})
+        assert pairs[name]["em"] == pytest.approx(official["exact_match"])
+        assert pairs[name]["f1"] == pytest.approx(official["f1"])
+        assert pairs[name]["questions"] == 9
+    assert pairs["keyboard"]["f1_drop"] == pytest.approx(pairs["clean"]["f1"] - pairs["keyboard"]["f1"])
+    assert pairs["keyboard"]["reference"] == "clean" and pairs["clean"]["f1_drop"] is None
+    stats = set_statistics(str(generated))
+    noise = sets["keyboard"]["question_noise"]
+    for key in ("cer", "wer", "bleu", "questions", "changed"):
+        assert noise[key] == pytest.approx(stats[key]), key
+    assert sets["clean"]["question_noise"] is None
+
+
+def test_rerun_does_no_work_and_rewrites_nothing(reference_run, tiny_archive, monkeypatch):
+    out_dir, _ = reference_run
+    before, times = output_bytes(out_dir), {name: (out_dir / name).stat().st_mtime_ns for name in OUTPUTS}
+
+    def no_loading(*args):
+        raise AssertionError("a rerun with nothing to do loaded a model")
+
+    monkeypatch.setattr(runner, "_load", no_loading)
+    summary = run_study(tiny_study(tiny_archive), str(out_dir), progress=False)
+    assert summary["pairs_run"] == 0 and summary["pairs_cached"] == 2 and summary["sets_generated"] == 0
+    assert output_bytes(out_dir) == before
+    assert {name: (out_dir / name).stat().st_mtime_ns for name in OUTPUTS} == times
+
+
+def test_killed_run_resumes_with_only_the_missing_pairs(reference_run, tiny_archive, tmp_path):
+    reference_dir, _ = reference_run
+    study = tiny_study(tiny_archive)
+    first = run_study(study, str(tmp_path), shard=(1, 2), progress=False)  # as if killed after one pair
+    assert first["pairs_run"] == 1 and not first["assembled"] and not (tmp_path / "results.json").exists()
+    # a pair killed while writing: its predictions half written, its scores never
+    (tmp_path / "pairs" / "tiny__clean").mkdir(parents=True)
+    (tmp_path / "pairs" / "tiny__clean" / "predictions.jsonl").write_text('{"id": "q1", "predi')
+    (tmp_path / "pairs" / "tiny__clean" / "predictions.jsonl.tmp-99").write_text("{")
+    summary = run_study(study, str(tmp_path), progress=False)
+    assert summary["pairs_run"] == 1 and summary["pairs_cached"] == 1 and summary["assembled"]
+    assert output_bytes(tmp_path) == output_bytes(reference_dir)
+    # a pair whose scores were lost is run again, alone
+    (tmp_path / "pairs" / "tiny__keyboard" / "scores.json").unlink()
+    assert run_study(study, str(tmp_path), progress=False)["pairs_run"] == 1
+    assert output_bytes(tmp_path) == output_bytes(reference_dir)
+
+
+def test_shards_then_merge_equal_an_unsharded_run(reference_run, tiny_archive, tmp_path):
+    reference_dir, _ = reference_run
+    study = tiny_study(tiny_archive)
+    with pytest.raises(StudyError, match="2 of 2 pairs are missing or out of date .*tiny__clean, tiny__keyboard"):
+        run_study(study, str(tmp_path), merge=True, progress=False)
+    assert run_study(study, str(tmp_path), shard=(0, 2), progress=False)["pairs_run"] == 1
+    with pytest.raises(StudyError, match="1 of 2 pairs are missing or out of date .*tiny__keyboard"):
+        run_study(study, str(tmp_path), merge=True, progress=False)
+    assert run_study(study, str(tmp_path), shard=(1, 2), progress=False)["pairs_run"] == 1
+    merged = run_study(study, str(tmp_path), merge=True, progress=False)
+    assert merged["pairs_run"] == 0 and merged["assembled"]
+    assert output_bytes(tmp_path) == output_bytes(reference_dir)
+    assert pair_files(tmp_path) == pair_files(reference_dir)
+    with pytest.raises(ValueError, match="--merge only assembles"):
+        run_study(study, str(tmp_path), merge=True, shard=(0, 2))
+
+
+def test_changed_data_file_invalidates_its_pairs(tiny_archive, tmp_path):
+    data = tmp_path / "data.json"
+    shutil.copy(TINY, data)
+    raw = {
+        "models": {"tiny": {"archive": str(tiny_archive)}},
+        "test_sets": {
+            "clean": {"data": str(data), "interface": "clean", "kind": "natural"},
+            "keyboard": {"original": str(data), "noise": {"type": "keyboard"}, "interface": "keyboard", "kind": "synthetic"},
+            "fixed": {"data": TINY, "interface": "asr", "kind": "natural", "reference": "clean"},
+        },
+    }
+    study = study_from_dict(raw, "study")
+    out_dir = tmp_path / "out"
+    assert run_study(study, str(out_dir), progress=False)["pairs_run"] == 3
+    assert run_study(study, str(out_dir), progress=False)["pairs_run"] == 0
+    dataset = json.loads(data.read_text())
+    dataset["data"][0]["paragraphs"][0]["qas"][0]["question"] = "Who dredged the harbour of Velmont?"
+    data.write_text(json.dumps(dataset))
+    summary = run_study(study, str(out_dir), progress=False)
+    assert summary["pairs_run"] == 2 and summary["sets_generated"] == 1  # clean, and keyboard made from it
+    records = (out_dir / "pairs" / "tiny__clean" / "predictions.jsonl").read_text()
+    assert "Who dredged the harbour of Velmont?" in records
+    assert len(list((out_dir / "sets").glob("keyboard-*.json"))) == 2  # one per version of the input
+    assert run_study(study, str(out_dir), force=True, progress=False)["pairs_run"] == 3
+
+
+def test_workers_give_the_same_outputs(reference_run, tiny_archive, tmp_path):
+    reference_dir, _ = reference_run
+    summary = run_study(tiny_study(tiny_archive), str(tmp_path), workers=2, progress=False)
+    assert summary["pairs_run"] == 2
+    assert output_bytes(tmp_path) == output_bytes(reference_dir)
+    assert pair_files(tmp_path) == pair_files(reference_dir)
+
+
+def test_groups_give_per_country_scores_and_question_wer(tiny_archive, tmp_path):
+    results = run_accent_study(tmp_path, tiny_archive)
+    pairs = {(p["model"], p["set"]): p for p in results["pairs"]}
+    assert len(pairs) == 6
+    accent = pairs[("tiny", "accent")]
+    assert sorted(accent["by_country"]) == ["India", "Thailand", "UK", "US"]
+    assert sum(group["count"] for group in accent["by_country"].values()) == 9
+    assert sorted(accent["by_gender"]) == ["F", "M"] and len(accent["by_speaker"]) == len(SPEAKERS)
+    f1s = [group["f1"] for group in accent["by_country"].values()]
+    assert accent["f1_range"]["value"] == pytest.approx(max(f1s) - min(f1s))
+    sets = {s["name"]: s for s in results["test_sets"]}
+    noise = sets["accent"]["question_noise"]
+    assert set(noise["by_country"]) == set(accent["by_country"]) and noise["measured_on"] == "accent"
+    assert noise["wer"] == pytest.approx(set_statistics(str(tmp_path / "accent.json"))["wer"])
+    assert sets["accent_audio_like"]["question_noise"] == noise  # taken from the set named by wer_from
+    # the twin (same weights, another batch size) scores the same
+    assert pairs[("twin", "accent")]["by_country"] == accent["by_country"]
+    assert pairs[("twin", "accent")]["f1_drop"] == pytest.approx(accent["f1_drop"])
+
+
+def test_missing_archive_is_trained_from_its_config_once(tmp_path):
+    raw = {
+        "models": {"fresh": {"config": str(FIXTURES / "bidaf_tiny.jsonnet"), "serialization_dir": str(tmp_path / "run")}},
+        "test_sets": {"clean": {"data": TINY, "interface": "clean", "kind": "natural"}},
+    }
+    study = study_from_dict(raw, "study")
+    summary = run_study(study, str(tmp_path / "out"), progress=False)
+    assert summary["pairs_run"] == 1 and (tmp_path / "run" / "model.tar.gz").is_file()
+    assert not (tmp_path / "run.lock").exists()
+    archive_time = (tmp_path / "run" / "model.tar.gz").stat().st_mtime_ns
+    assert run_study(study, str(tmp_path / "out"), progress=False)["pairs_run"] == 0
+    assert (tmp_path / "run" / "model.tar.gz").stat().st_mtime_ns == archive_time
+
+
+def test_missing_archive_without_config_is_a_clear_error(tmp_path):
+    archive = tmp_path / "model.tar.gz"
+    archive.write_bytes(b"x")
+    study = study_from_dict(
+        {"models": {"m": {"archive": str(archive)}},
+         "test_sets": {"clean": {"data": TINY, "interface": "clean", "kind": "natural"}}}, "s.jsonnet"
+    )
+    archive.unlink()
+    with pytest.raises(StudyError, match=f"s.jsonnet: models.m.archive: not found: {archive}"):
+        run_study(study, str(tmp_path / "out"), progress=False)
+
+
+def test_fingerprints_of_files_folders_and_reader_params(tmp_path):
+    (tmp_path / "wavs").mkdir()
+    (tmp_path / "wavs" / "a.wav").write_bytes(b"12")
+    first = path_fingerprint(str(tmp_path))
+    assert first.startswith("dir:") and path_fingerprint(str(tmp_path)) == first
+    (tmp_path / "wavs" / "b.wav").write_bytes(b"3")
+    assert path_fingerprint(str(tmp_path)) != first
+    assert path_fingerprint(TINY) == path_fingerprint(TINY) and len(path_fingerprint(TINY)) == 64
+    params = {"type": "squad_src", "squad_file": TINY, "nested": [{"folder": str(tmp_path)}], "name": "x"}
+    assert referenced_paths(params) == sorted([TINY, str(tmp_path)])
+    with pytest.raises(FileNotFoundError):
+        path_fingerprint(os.path.join(str(tmp_path), "none"))

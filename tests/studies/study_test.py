@@ -1,0 +1,154 @@
+import json
+
+import pytest
+
+from srcframework.studies.study import StudyError, load_study, study_from_dict
+from tests.conftest import FIXTURES, ROOT, shared_file
+
+TINY = str(FIXTURES / "squad_tiny.json")
+BIDAF_TINY = str(FIXTURES / "bidaf_tiny.jsonnet")
+
+
+def minimal(**overrides) -> dict:
+    raw = {
+        "models": {"m": {"archive": BIDAF_TINY}},  # any existing file passes validation
+        "test_sets": {
+            "clean": {"data": TINY, "interface": "clean", "kind": "natural"},
+            "kb": {"original": TINY, "noise": {"type": "keyboard"}, "interface": "keyboard", "kind": "synthetic"},
+        },
+    }
+    raw.update(overrides)
+    return raw
+
+
+def error(raw) -> str:
+    with pytest.raises(StudyError) as info:
+        study_from_dict(raw, "study.jsonnet")
+    return str(info.value)
+
+
+def test_fixture_study_loads_with_defaults(tmp_path):
+    study = load_study(str(FIXTURES / "study_tiny.jsonnet"), ext_vars={"TINY_ARCHIVE": TINY})
+    assert list(study.models) == ["tiny"]
+    assert study.models["tiny"].batch_size == 4 and study.models["tiny"].cuda_device == -1
+    assert list(study.test_sets) == ["clean", "keyboard"]
+    keyboard = study.test_sets["keyboard"]
+    assert keyboard.noise == {"type": "keyboard", "word_probability": 0.5} and keyboard.data is None
+    assert keyboard.reference == "clean" and study.reference_of("clean") is None
+    assert study.pairs == [("tiny", "clean"), ("tiny", "keyboard")]
+
+
+def test_default_pairs_match_input_modality_and_rules_expand():
+    raw = minimal()
+    raw["models"]["speech"] = {"archive": BIDAF_TINY, "input": "audio"}
+    raw["test_sets"]["spoken"] = {"data": TINY, "input": "audio", "interface": "accent", "kind": "natural",
+                                  "wer_from": "kb"}
+    study = study_from_dict(raw)
+    assert study.pairs == [("m", "clean"), ("m", "kb"), ("speech", "spoken")]
+    assert study.test_sets["spoken"].reference is None  # no clean audio set
+    raw["pairs"] = [["*", "spoken"], ["m", "kb"]]
+    assert study_from_dict(raw).pairs == [("m", "kb"), ("speech", "spoken")]
+
+
+def test_order_puts_clean_sets_first_then_by_order_and_name():
+    raw = minimal()
+    raw["test_sets"]["a_noisy"] = {"data": TINY, "interface": "asr", "kind": "natural"}
+    raw["test_sets"]["z_last"] = {"data": TINY, "interface": "asr", "kind": "natural", "order": -1}
+    raw["models"]["b"] = {"archive": BIDAF_TINY, "order": -1}
+    study = study_from_dict(raw)
+    assert list(study.test_sets) == ["z_last", "clean", "a_noisy", "kb"]
+    assert list(study.models) == ["b", "m"]
+    assert study.pairs[0] == ("b", "z_last")
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda r: r["models"]["m"].update(archiv="x"), "models.m.archiv: unknown key"),
+        (lambda r: r.update(model={}), "study.model: unknown key"),
+        (lambda r: r["models"]["m"].update(archive="nowhere.tar.gz"), "models.m.archive: not found: nowhere.tar.gz"),
+        (lambda r: r["models"]["m"].update(input="video"), "models.m.input: must be one of text, audio"),
+        (lambda r: r["models"]["m"].update(batch_size=0), "models.m.batch_size: must be at least 1"),
+        (lambda r: r["models"].update({"a b": {"archive": BIDAF_TINY}}), "models.a b: name 'a b'"),
+        (lambda r: r["models"]["m"].update(config=BIDAF_TINY), "models.m.serialization_dir: required with `config`"),
+        (lambda r: r["test_sets"]["clean"].update(kind="real"), "test_sets.clean.kind: must be one of synthetic, natural"),
+        (lambda r: r["test_sets"]["clean"].pop("interface"), "test_sets.clean.interface: expected a non-empty string"),
+        (lambda r: r["test_sets"]["clean"].update(data="missing.json"), "test_sets.clean.data: not found: missing.json"),
+        (lambda r: r["test_sets"]["kb"].update(data=TINY), "test_sets.kb: give exactly one of `data`"),
+        (lambda r: r["test_sets"]["kb"].pop("original"), "test_sets.kb.original: required with `noise`"),
+        (lambda r: r["test_sets"]["kb"].update(noise={"p": 1}), "test_sets.kb.noise.type: expected a non-empty string"),
+        (lambda r: r["test_sets"]["kb"].update(reference="nope"), "test_sets.kb.reference: no test set named 'nope'"),
+        (lambda r: r["test_sets"]["kb"].update(reference="kb"), "test_sets.kb.reference: 'kb' is not a clean set"),
+        (lambda r: r["test_sets"]["kb"].update(wer_from="kb"), "test_sets.kb.wer_from: must name a set"),
+        (lambda r: r["test_sets"].update(clean2={"data": TINY, "interface": "clean", "kind": "natural"}),
+         "test_sets.kb.reference: several clean text sets (clean, clean2): name one"),
+        (lambda r: r.update(pairs=[["m", "nope"]]), "pairs[0]: no test set named 'nope'"),
+        (lambda r: r.update(pairs=[["m"]]), "pairs[0]: expected [model, test set]"),
+        (lambda r: r.update(pairs=[]), "pairs: expected a non-empty list"),
+        (lambda r: r.update(test_sets={}), "test_sets: required"),
+    ],
+)
+def test_bad_studies_name_the_key(change, expected):
+    raw = minimal()
+    change(raw)
+    message = error(raw)
+    assert message.startswith("study.jsonnet: ") and expected in message
+
+
+def test_explicit_pair_of_other_modality_is_an_error_but_a_rule_skips_it():
+    raw = minimal()
+    raw["models"]["speech"] = {"archive": BIDAF_TINY, "input": "audio"}
+    raw["pairs"] = [["speech", "clean"]]
+    assert "pairs[0]: model 'speech' takes audio questions but test set 'clean' has text" in error(raw)
+    raw["pairs"] = [["speech", "*"]]
+    assert "pairs: no model takes the input of any test set" in error(raw)
+
+
+def test_model_to_train_defaults_archive_to_serialization_dir(tmp_path):
+    raw = minimal()
+    raw["models"]["m"] = {"config": BIDAF_TINY, "serialization_dir": str(tmp_path / "run")}
+    spec = study_from_dict(raw).models["m"]
+    assert spec.archive == str(tmp_path / "run" / "model.tar.gz") and spec.config == BIDAF_TINY
+
+
+def test_study_file_errors_name_the_file(tmp_path):
+    with pytest.raises(StudyError, match="study file not found"):
+        load_study(str(tmp_path / "none.jsonnet"))
+    broken = tmp_path / "broken.jsonnet"
+    broken.write_text("{ models: ")
+    with pytest.raises(StudyError, match="broken.jsonnet: cannot evaluate the study file"):
+        load_study(str(broken))
+    unset = tmp_path / "unset.jsonnet"
+    unset.write_text("{ models: { m: { archive: std.extVar('NO_SUCH_VARIABLE_SET') } } }")
+    with pytest.raises(StudyError, match="NO_SUCH_VARIABLE_SET"):
+        load_study(str(unset))
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(minimal()))
+    assert load_study(str(plain)).pairs == [("m", "clean"), ("m", "kb")]
+
+
+def test_noiseqa_xquad_study_names_existing_files():
+    shared_file("noiseqa/synthetic/xquad-asr-synthetic.json")
+    shared_file("xquad/xquad.en.json")
+    variables = {"BIDAF_ARCHIVE": TINY, "TRANSFORMER_ARCHIVE": "", "STUDY_WITH_ASR": "0"}
+    study = load_study(str(ROOT / "training_configs/studies/noiseqa_xquad.jsonnet"), ext_vars=variables)
+    assert list(study.models) == ["bidaf"]
+    assert list(study.test_sets) == [
+        "clean", "noiseqa_asr", "noiseqa_keyboard", "noiseqa_translation", "ours_back_translation", "ours_keyboard",
+    ]
+    assert all(study.reference_of(name) == "clean" for name in list(study.test_sets)[1:])
+    assert study.test_sets["ours_back_translation"].noise == {"type": "back_translation"}
+    with_all = dict(variables, TRANSFORMER_ARCHIVE=TINY, STUDY_WITH_ASR="1")
+    study = load_study(str(ROOT / "training_configs/studies/noiseqa_xquad.jsonnet"), ext_vars=with_all)
+    assert list(study.models) == ["bidaf", "transformer"] and study.test_sets["ours_asr"].noise["type"] == "asr"
+    assert len(study.pairs) == 14
+
+
+def test_squad_src_study_pairs_cascaded_and_end_to_end():
+    variables = {"TEXT_ARCHIVE": "t.tar.gz", "E2E_ARCHIVE": "e.tar.gz", "SQUAD_SRC_AUDIO": "src",
+                 "SQUAD_SRC_TRANSCRIPTS": "transcripts.json"}
+    study = load_study(str(ROOT / "training_configs/studies/squad_src.jsonnet"), ext_vars=variables, require_files=False)
+    assert list(study.models) == ["text", "e2e"]
+    assert study.pairs == [("text", "clean"), ("text", "cascaded"), ("e2e", "spoken")]
+    assert study.test_sets["cascaded"].reference == "clean"
+    assert study.test_sets["spoken"].wer_from == "cascaded" and study.test_sets["spoken"].input == "audio"
