@@ -1,8 +1,9 @@
 """
-Tiny, randomly initialised SpeechT5 and wav2vec2 checkpoints, written with `save_pretrained` so
-that they load through the same `from_pretrained` code as real weights (which cannot be fetched
-here). Hidden size 32, 2 encoder layers, a 3-layer convolution stack that still downsamples the
-16 kHz waveform 320 times (strides 5 x 8 x 8) like the real 7-layer stacks.
+Tiny, randomly initialised SpeechT5 and wav2vec2 checkpoints (every weight slightly jittered),
+written with `save_pretrained` so that they load through the same `from_pretrained` code as
+real weights (which cannot be fetched here). Hidden size 32, 2 encoder layers, a 3-layer
+convolution stack that still downsamples the 16 kHz waveform 320 times (kernels 10, 8, 8;
+strides 5, 8, 8; one frame needs 325 samples) like the real 7-layer stacks (400 samples).
 
     python tests/tiny_models.py speecht5 OUT_DIR      # SpeechT5ForSpeechToText + processor
     python tests/tiny_models.py speecht5_tts OUT_DIR  # SpeechT5ForTextToSpeech + processor
@@ -14,7 +15,7 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Union
+from typing import Dict, List, Tuple, Union
 
 import torch
 
@@ -40,6 +41,17 @@ TINY_ENCODER = {
 }
 CTC_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ'"
 CTC_VOCAB = {"<pad>": 0, "<s>": 1, "</s>": 2, "<unk>": 3, "|": 4, **{c: i + 5 for i, c in enumerate(CTC_LETTERS)}}
+
+
+def jitter(model: torch.nn.Module, seed: int) -> torch.nn.Module:
+    """Adds a little noise to every parameter, so that no saved weight equals its initial value
+    (LayerNorm weights of 1, zero biases, SpeechT5's positional scale of 1): a test can then tell
+    a weight read from the checkpoint from one a faulty load left at its initial value."""
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(0.05 * torch.randn(parameter.shape, generator=generator))
+    return model
 
 
 def save_tiny_speecht5_tokenizer(folder: Union[str, Path]):
@@ -117,7 +129,7 @@ def save_tiny_speecht5(
     SpeechT5Processor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(str(folder))
     config = tiny_speecht5_config(len(tokenizer), feat_extract_norm)
     torch.manual_seed(seed)
-    classes[task](config).save_pretrained(str(folder))
+    jitter(classes[task](config), seed).save_pretrained(str(folder))
     return folder
 
 
@@ -171,10 +183,11 @@ def save_tiny_wav2vec2(
             str(folder / "vocab.json"), unk_token="<unk>", pad_token="<pad>", word_delimiter_token="|"
         )
         Wav2Vec2Processor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(str(folder))
-        Wav2Vec2ForCTC(tiny_wav2vec2_config(feat_extract_norm, len(CTC_VOCAB))).save_pretrained(str(folder))
+        model = Wav2Vec2ForCTC(tiny_wav2vec2_config(feat_extract_norm, len(CTC_VOCAB)))
+        jitter(model, seed).save_pretrained(str(folder))
     else:
         extractor.save_pretrained(str(folder))
-        Wav2Vec2Model(tiny_wav2vec2_config(feat_extract_norm)).save_pretrained(str(folder))
+        jitter(Wav2Vec2Model(tiny_wav2vec2_config(feat_extract_norm)), seed).save_pretrained(str(folder))
     return folder
 
 
@@ -184,6 +197,33 @@ WRITERS = {
     "wav2vec2": lambda out, norm: save_tiny_wav2vec2(out, "none", norm),
     "wav2vec2_ctc": lambda out, norm: save_tiny_wav2vec2(out, "ctc", norm),
 }
+
+
+def audio_batch(lengths: List[int], seed: int = 0) -> Dict[str, torch.Tensor]:
+    """An AudioField batch of random utterances with `lengths` samples: `{"waveform": B x T,
+    "mask": B x T}`, zero-padded, each utterance scaled to zero mean and unit variance."""
+    generator = torch.Generator().manual_seed(seed)
+    waveform = torch.zeros(len(lengths), max(lengths))
+    mask = torch.zeros(len(lengths), max(lengths), dtype=torch.bool)
+    for row, length in enumerate(lengths):
+        samples = torch.randn(length, generator=generator).cumsum(0)  # a random walk: low-frequency content
+        samples = (samples - samples.mean()) / (samples.std(correction=0) + 1e-7)
+        waveform[row, :length] = samples
+        mask[row, :length] = True
+    return {"waveform": waveform, "mask": mask}
+
+
+_WRITTEN: Dict[Tuple[str, str], str] = {}
+
+
+def tiny_checkpoint(tmp_path_factory, kind: str, feat_extract_norm: str = "group") -> str:
+    """The folder of a tiny `kind` checkpoint (a key of `WRITERS`), written once per test session
+    (`tmp_path_factory` is pytest's session fixture) and shared by every test module."""
+    key = (kind, feat_extract_norm)
+    if key not in _WRITTEN:
+        folder = tmp_path_factory.mktemp(f"tiny_{kind}_{feat_extract_norm}")
+        _WRITTEN[key] = str(WRITERS[kind](folder, feat_extract_norm))
+    return _WRITTEN[key]
 
 
 def main(argv=None) -> None:

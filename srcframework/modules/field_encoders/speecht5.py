@@ -79,12 +79,15 @@ def load_speecht5_encoder(model_class, model_name: str, prenet_key: str, fallbac
     the encoder weights of the SpeechT5 checkpoint `model_name`, whichever SpeechT5 class saved it.
 
     `transformers` cannot do this by itself: `model_class.from_pretrained` on a
-    SpeechT5ForSpeechToText folder only strips the `speecht5.` prefix, finds no `encoder.`-less
-    key and silently keeps random weights. Here the checkpoint's encoder keys (the ones whose
-    prefix holds `prenet_key`) are cut out, renamed, and handed to `from_pretrained` as its
-    `state_dict`. `fallbacks` maps an encoder key missing from the checkpoint to full checkpoint
-    keys that may stand in for it. Any other missing weight is a `ConfigurationError`.
+    SpeechT5ForSpeechToText folder only strips the `speecht5.` prefix, finds none of its keys
+    (they start with `encoder.`) and keeps random weights, with nothing but a logged warning.
+    Here the checkpoint's encoder keys (under the prefix that holds `prenet_key`) are cut out,
+    renamed, and handed to `from_pretrained` as its `state_dict`. `fallbacks` maps an encoder
+    key missing from the checkpoint to full checkpoint keys that may stand in for it (an empty
+    list: it may stay at its initial value). Any other missing weight is a `ConfigurationError`.
     """
+    from transformers.utils import logging as transformers_logging
+
     fallbacks = fallbacks or {}
     config = pretrained_config(model_name, "speecht5")
     checkpoint = checkpoint_state_dict(model_name)
@@ -107,7 +110,12 @@ def load_speecht5_encoder(model_class, model_name: str, prenet_key: str, fallbac
         logger.warning("%s: no encoder weight %s; using the checkpoint's %s", model_name, key, found)
         state[key] = checkpoint[found]
     state = rename_legacy_keys(state)
-    model, info = model_class.from_pretrained(None, config=config, state_dict=state, output_loading_info=True)
+    verbosity = transformers_logging.get_verbosity()
+    transformers_logging.set_verbosity_error()  # it would report missing keys "at None"; checked below
+    try:
+        model, info = model_class.from_pretrained(None, config=config, state_dict=state, output_loading_info=True)
+    finally:
+        transformers_logging.set_verbosity(verbosity)
     model.config.name_or_path = model_name
     buffers = {name for name, _ in model.named_buffers()}
     missing = [k for k in info["missing_keys"] if k not in buffers]
