@@ -213,6 +213,59 @@ def audio_batch(lengths: List[int], seed: int = 0) -> Dict[str, torch.Tensor]:
     return {"waveform": waveform, "mask": mask}
 
 
+def context_batch(contexts: List[str]):
+    """A vocabulary and the batched TextField tensors of whitespace-split `contexts`, indexed as
+    in tests/fixtures/bidaf_tiny.jsonnet (lowercased single ids + characters)."""
+    from allennlp.data import Vocabulary
+    from allennlp.data.fields import TextField
+    from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer
+    from allennlp.data.tokenizers import Token
+
+    indexers = {
+        "tokens": SingleIdTokenIndexer(lowercase_tokens=True),
+        "token_characters": TokenCharactersIndexer(min_padding_length=3),
+    }
+    fields = [TextField([Token(word) for word in context.split()], indexers) for context in contexts]
+    vocab = Vocabulary()
+    for field in fields:
+        for token in field.tokens:
+            vocab.add_token_to_namespace(token.text.lower(), "tokens")
+            for character in token.text:
+                vocab.add_token_to_namespace(character, "token_characters")
+    for field in fields:
+        field.index(vocab)
+    lengths = [field.get_padding_lengths() for field in fields]
+    padding = {key: max(length[key] for length in lengths) for key in lengths[0]}
+    return vocab, fields[0].batch_tensors([field.as_tensor(padding) for field in fields])
+
+
+def span_qa_params(question_encoder: dict, question_dim: int = 10) -> dict:
+    """`span_qa` parameters: the `text` context encoder and `bi_attention` head of
+    tests/fixtures/bidaf_tiny.jsonnet (width 10) with `question_encoder`."""
+    glove = str(Path(__file__).resolve().parent / "fixtures" / "glove_tiny.txt")
+    return {
+        "type": "span_qa",
+        "context_encoder": {
+            "type": "text",
+            "text_field_embedder": {
+                "token_embedders": {
+                    "tokens": {"type": "glove", "pretrained_file": glove, "embedding_dim": 8, "trainable": False},
+                    "token_characters": {
+                        "type": "character_encoding",
+                        "embedding": {"embedding_dim": 4, "vocab_namespace": "token_characters"},
+                        "encoder": {"type": "cnn", "embedding_dim": 4, "num_filters": 6, "ngram_filter_sizes": [3]},
+                    },
+                }
+            },
+            "highway_layers": 1,
+            "encoder": {"type": "padded_bilstm", "input_size": 14, "hidden_size": question_dim // 2},
+            "dropout": 0.0,
+        },
+        "question_encoder": question_encoder,
+        "span_head": {"type": "bi_attention", "input_dim": question_dim, "modeling_layers": 1, "dropout": 0.0},
+    }
+
+
 _WRITTEN: Dict[Tuple[str, str], str] = {}
 
 

@@ -1,1 +1,1 @@
-from srcframework.data import dataset_readers, tokenizers
+from srcframework.data import audio_indexers, dataset_readers, fields, tokenizers

@@ -50,7 +50,12 @@ def _invalid(error: DatasetError, skip_invalid: bool, skipped: Counter) -> None:
 
 
 def _strip_path(message: str, path: str) -> str:
-    return message.replace(path, "").strip(" :")
+    """An error message naming `path`, without that name (a `DatasetError` puts it in front)."""
+    if message.startswith(f"{path}:"):
+        return message[len(path) + 1 :].strip()
+    if message.endswith(f": {path}"):
+        return message[: -len(path) - 2]
+    return message.replace(f" {path}:", ":", 1)
 
 
 def match_fid2qid(

@@ -4,18 +4,13 @@ import pytest
 import torch
 from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
-from allennlp.data import Vocabulary
-from allennlp.data.fields import TextField
-from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer
-from allennlp.data.tokenizers import Token
 from allennlp.models import Model
 from safetensors.torch import load_file
 
 from srcframework.models.span_qa import SpanQA
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.modules.field_encoders.speecht5 import SpeechT5AudioEncoder
-from tests.conftest import FIXTURES
-from tests.tiny_models import CONV, audio_batch, tiny_checkpoint
+from tests.tiny_models import CONV, audio_batch, context_batch, span_qa_params, tiny_checkpoint
 
 LENGTHS = [80000, 50000, 20000, 3000]  # 5 s, 3.1 s, 1.25 s, 0.19 s
 
@@ -219,46 +214,10 @@ CONTEXTS = ["the harbour was built in 1850 by the river", "what river flows by t
 def test_span_qa_with_a_speecht5_question_trains(asr_dir):
     """span_qa = `text` context encoder (GloVe + char CNN + BiLSTM, as in bidaf_tiny.jsonnet) +
     `speecht5` question encoder + `bi_attention` head: forward and backward on a hand-made batch."""
-    indexers = {"tokens": SingleIdTokenIndexer(lowercase_tokens=True), "token_characters": TokenCharactersIndexer(min_padding_length=3)}
-    fields = [TextField([Token(w) for w in context.split()], indexers) for context in CONTEXTS]
-    vocab = Vocabulary()
-    for field in fields:
-        for token in field.tokens:
-            vocab.add_token_to_namespace(token.text, "tokens")
-            for character in token.text:
-                vocab.add_token_to_namespace(character, "token_characters")
-    for field in fields:
-        field.index(vocab)
-    lengths = [field.get_padding_lengths() for field in fields]
-    padding = {key: max(length[key] for length in lengths) for key in lengths[0]}
-    context = fields[0].batch_tensors([field.as_tensor(padding) for field in fields])
-
-    glove = str(FIXTURES / "glove_tiny.txt")
-    params = Params(
-        {
-            "type": "span_qa",
-            "context_encoder": {
-                "type": "text",
-                "text_field_embedder": {
-                    "token_embedders": {
-                        "tokens": {"type": "glove", "pretrained_file": glove, "embedding_dim": 8, "trainable": False},
-                        "token_characters": {
-                            "type": "character_encoding",
-                            "embedding": {"embedding_dim": 4},
-                            "encoder": {"type": "cnn", "embedding_dim": 4, "num_filters": 6, "ngram_filter_sizes": [3]},
-                        },
-                    }
-                },
-                "highway_layers": 1,
-                "encoder": {"type": "padded_bilstm", "input_size": 14, "hidden_size": 5},
-                "dropout": 0.0,
-            },
-            "question_encoder": {"type": "speecht5", "model_name": asr_dir, "output_dim": 10, "freeze": True},
-            "span_head": {"type": "bi_attention", "input_dim": 10, "modeling_layers": 1, "dropout": 0.0, "max_span_length": 10},
-        }
-    )
-    model = Model.from_params(vocab=vocab, params=params)
-    assert isinstance(model, SpanQA)
+    vocab, context = context_batch(CONTEXTS)
+    question_encoder = {"type": "speecht5", "model_name": asr_dir, "output_dim": 10, "freeze": True}
+    model = Model.from_params(vocab=vocab, params=Params(span_qa_params(question_encoder)))
+    assert isinstance(model, SpanQA) and isinstance(model.question_encoder, SpeechT5AudioEncoder)
     model.train()
     question = audio_batch([24000, 16000], seed=4)
     output = model(context=context, question=question, span_start=torch.tensor([[6], [1]]), span_end=torch.tensor([[6], [1]]))

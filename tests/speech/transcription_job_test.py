@@ -1,0 +1,186 @@
+import json
+import os
+import shutil
+
+import numpy
+import pytest
+
+from srcframework.data.squad_src_layout import write_fid2qid
+from srcframework.noise.noise_metrics import wer
+from srcframework.speech.audio import read_wav, write_wav_atomic
+from srcframework.speech.pocketsphinx_asr import PocketsphinxRecognizer
+from srcframework.speech.synthesis_job import synthesize_questions
+from srcframework.speech.transcription_job import parse_recognizer, transcribe_folder
+from tests.conftest import FIXTURES
+from tests.speech.wav2vec2_ctc_test import model_dir  # noqa: F401  (a tiny saved wav2vec2 model)
+
+TINY = str(FIXTURES / "squad_tiny.json")
+
+
+def qas(path):
+    data = json.load(open(path, encoding="utf-8"))
+    return {qa["id"]: qa for a in data["data"] for p in a["paragraphs"] for qa in p["qas"]}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """Four questions of the tiny fixture read by flite kal16 (US) and awb (UK)."""
+    out = tmp_path_factory.mktemp("spoken") / "src"
+    synthesize_questions(TINY, str(out), "flite:kal16,flite:awb", limit=4, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def reference(folder, tmp_path_factory):
+    """An uninterrupted transcription of `folder` (one question at a time) and its summary."""
+    out = tmp_path_factory.mktemp("reference") / "transcripts.json"
+    summary = transcribe_folder(str(folder), str(out), "pocketsphinx", squad_path=TINY, batch_size=1, progress=False)
+    return out, summary
+
+
+@pytest.fixture(scope="module")
+def wav2vec2_reference(folder, model_dir, tmp_path_factory):  # noqa: F811
+    """An uninterrupted transcription of `folder` by the tiny wav2vec2 model (fast, deterministic)."""
+    params = {"type": "wav2vec2_ctc", "model_name_or_path": model_dir}
+    out = tmp_path_factory.mktemp("w2v") / "transcripts.json"
+    transcribe_folder(str(folder), str(out), params, squad_path=TINY, batch_size=4, progress=False)
+    return out, params
+
+
+def test_transcripts_as_squad_with_groups_and_wer(folder, reference):
+    out, summary = reference
+    assert summary["questions"] == 4 and summary["transcribed_now"] == 4 and summary["no_audio"] == 5
+    assert summary["audio_seconds"] > 4 and summary["real_time_factor"] > 0
+    written, clean = qas(out), qas(TINY)
+    assert set(written) == {"q1", "q2", "q3", "q4"}
+    expected = {"q1": ("DEV000001", "SPK101", "US"), "q2": ("DEV000002", "SPK103", "UK"),
+                "q3": ("DEV000003", "SPK101", "US"), "q4": ("DEV000004", "SPK103", "UK")}
+    for qid, qa in written.items():
+        assert qa["original_question"] == clean[qid]["question"]
+        assert qa["answers"] == clean[qid]["answers"]
+        assert (qa["fid"], qa["speaker"], qa["country"], qa["gender"]) == (*expected[qid], "M")
+        assert qa["question"] and qa["question"] == qa["question"].lower()
+    # the job hands the recordings to the recognizer unchanged
+    waveform, rate = read_wav(str(folder / "wavs" / "DEV000002_SPK103.wav"))
+    assert written["q2"]["question"] == PocketsphinxRecognizer().transcribe([waveform], rate)[0]
+    report = json.load(open(f"{out}.wer.json"))
+    refs = [written[q]["original_question"] for q in sorted(written)]
+    hyps = [written[q]["question"] for q in sorted(written)]
+    assert report["overall"]["wer"] == pytest.approx(wer(refs, hyps)) == pytest.approx(summary["wer"])
+    assert 0 < report["overall"]["wer"] < 100  # flite through pocketsphinx: some errors, mostly right
+    uk = [q for q in sorted(written) if written[q]["country"] == "UK"]
+    assert report["by_country"]["UK"]["wer"] == pytest.approx(
+        wer([written[q]["original_question"] for q in uk], [written[q]["question"] for q in uk]))
+    assert set(report["by_speaker"]) == {"SPK101", "SPK103"} and set(report["by_gender"]) == {"M"}
+    assert "lowercase" in report["normalization"]
+    meta = json.load(open(out))["transcription"]
+    assert meta["recognizer"] == {"type": "pocketsphinx"} and meta["empty_transcripts"] == []
+    assert not os.path.exists(f"{out}.journal.jsonl")
+
+
+def test_a_finished_output_is_reused(folder, reference, tmp_path):
+    out = tmp_path / "t.json"
+    shutil.copy(reference[0], out)
+    summary = transcribe_folder(str(folder), str(out), '{"type": "pocketsphinx"}', squad_path=TINY, progress=False)
+    assert summary["transcribed_now"] == 0 and summary["reused"] == 4
+    assert qas(out) == qas(reference[0])
+
+
+def test_another_recognizer_is_another_job(folder, reference, tmp_path, model_dir):  # noqa: F811
+    out = tmp_path / "t.json"
+    shutil.copy(reference[0], out)
+    params = {"type": "wav2vec2_ctc", "model_name_or_path": model_dir}
+    summary = transcribe_folder(str(folder), str(out), params, squad_path=TINY, batch_size=3, progress=False)
+    assert summary["transcribed_now"] == 4
+    assert json.load(open(out))["transcription"]["recognizer"]["type"] == "wav2vec2_ctc"
+
+
+def test_rerun_after_a_failure_midway_transcribes_only_the_rest(folder, wav2vec2_reference, tmp_path):
+    """A broken recording stops the job after two journaled questions; once it is repaired, the
+    rerun transcribes only the other two and writes what an uninterrupted run wrote."""
+    src = tmp_path / "src"
+    shutil.copytree(folder, src)
+    broken = src / "wavs" / "DEV000003_SPK101.wav"
+    good = broken.read_bytes()
+    broken.write_bytes(b"")
+    out = tmp_path / "t.json"
+    reference, params = wav2vec2_reference
+    with pytest.raises(ValueError, match="DEV000003_SPK101.wav"):
+        transcribe_folder(str(src), str(out), params, squad_path=TINY, batch_size=1, progress=False)
+    journal = tmp_path / "t.json.journal.jsonl"
+    assert [json.loads(line)["fid"] for line in journal.read_text().splitlines()[1:]] == ["DEV000001", "DEV000002"]
+    assert not out.exists()
+    broken.write_bytes(good)
+    summary = transcribe_folder(str(src), str(out), params, squad_path=TINY, batch_size=1, progress=False)
+    assert summary["transcribed_now"] == 2 and summary["reused"] == 2
+    assert qas(out) == qas(reference)
+    assert not journal.exists()
+
+
+def test_two_workers_give_the_same_output(folder, wav2vec2_reference, tmp_path):
+    reference, params = wav2vec2_reference
+    out = tmp_path / "t.json"
+    summary = transcribe_folder(str(folder), str(out), params, squad_path=TINY, workers=2, batch_size=2, progress=False)
+    assert summary["transcribed_now"] == 4
+    assert qas(out) == qas(reference)
+
+
+def test_squad_src_speakers_and_empty_transcripts(folder, tmp_path):
+    """Without speakers.tsv SQuAD-SRC's own speaker table applies; a recording the recognizer
+    hears nothing in goes to empty_transcripts and counts as all-deleted in the WER."""
+    src = tmp_path / "src"
+    os.makedirs(src / "wavs")
+    shutil.copy(folder / "wavs" / "DEV000001_SPK101.wav", src / "wavs" / "DEV000001_SPK009.wav")
+    hiss = numpy.random.RandomState(0).randn(16000).astype(numpy.float32) * 0.001
+    write_wav_atomic(str(src / "wavs" / "DEV000002_SPK014.wav"), hiss, 16000)
+    (src / "wavs" / "notes.txt").write_text("not a recording")
+    write_fid2qid(str(src / "fid2qid_dev.csv"), [("DEV000001", "q1"), ("DEV000002", "q2"), ("DEV000003", "q3")])
+    out = tmp_path / "t.json"
+    summary = transcribe_folder(str(src), str(out), "pocketsphinx", squad_path=TINY, progress=False)
+    assert summary["questions"] == 2 and summary["empty_transcripts"] == 1 and summary["ignored_files"] == 1
+    assert summary["no_audio"] == 7
+    written = qas(out)
+    assert set(written) == {"q1"} and (written["q1"]["country"], written["q1"]["gender"]) == ("US", "F")
+    empty = json.load(open(out))["transcription"]["empty_transcripts"]
+    assert [(e["id"], e["question"], e["country"], e["gender"]) for e in empty] == [("q2", "", "UK", "F")]
+    report = json.load(open(f"{out}.wer.json"))
+    assert report["by_country"]["UK"]["wer"] == 100.0
+    assert report["overall"]["wer"] == pytest.approx(
+        wer([written["q1"]["original_question"], empty[0]["original_question"]], [written["q1"]["question"], ""]))
+
+
+def test_recognizer_from_a_json_string(folder, wav2vec2_reference, tmp_path):
+    reference, params = wav2vec2_reference
+    assert parse_recognizer(json.dumps(params)) == params
+    out = tmp_path / "t.json"
+    summary = transcribe_folder(str(folder), str(out), json.dumps(params), squad_path=TINY, progress=False)
+    assert summary["transcribed_now"] == 4 and qas(out) == qas(reference)
+
+
+def test_clear_errors(folder, tmp_path):
+    with pytest.raises(ValueError, match="unknown recognizer 'nope'.*pocketsphinx"):
+        parse_recognizer("nope")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        parse_recognizer('{"type": ')
+    with pytest.raises(ValueError, match='needs a "type"'):
+        parse_recognizer('{"hmm": "x"}')
+    src = tmp_path / "src"
+    shutil.copytree(folder, src)
+    os.remove(src / "squad.json")
+    with pytest.raises(FileNotFoundError, match="--squad"):
+        transcribe_folder(str(src), str(tmp_path / "t.json"), progress=False)
+    with pytest.raises(FileNotFoundError, match="fid2qid_train.csv"):
+        transcribe_folder(str(src), str(tmp_path / "t.json"), split="train", squad_path=TINY, progress=False)
+    shutil.copy(src / "wavs" / "DEV000001_SPK101.wav", src / "wavs" / "DEV000001_SPK103.wav")
+    with pytest.raises(ValueError, match="DEV000001 has two recordings"):
+        transcribe_folder(str(src), str(tmp_path / "t.json"), squad_path=TINY, progress=False)
+    os.remove(src / "wavs" / "DEV000001_SPK103.wav")
+    journal = tmp_path / "t.json.journal.jsonl"
+    journal.write_text(json.dumps({"key": "another job"}) + "\n")
+    with pytest.raises(ValueError, match="belongs to another recognizer"):
+        transcribe_folder(str(src), str(tmp_path / "t.json"), squad_path=TINY, progress=False)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"data": [{"title": "x", "paragraphs": [{"context": "c", "qas": [
+        {"id": "zz", "question": "q?", "answers": []}]}]}]}))
+    with pytest.raises(ValueError, match="no recording"):
+        transcribe_folder(str(src), str(tmp_path / "o.json"), squad_path=str(other), progress=False)
