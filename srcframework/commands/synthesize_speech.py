@@ -40,7 +40,9 @@ class SynthesizeSpeech(Subcommand):
             "--voices", default=",".join(DEFAULT_VOICES),
             help=f"comma-separated voices, one speaker each (default: %(default)s); known: {', '.join(VOICES)}",
         )
-        subparser.add_argument("--split", default="dev", help="split name (letters), for fid2qid_<split>.csv and file ids")
+        subparser.add_argument(
+            "--split", default="dev", help="split name (letters only): fid2qid_<split>.csv and file ids (default: %(default)s)"
+        )
         subparser.add_argument("--workers", type=int, default=1, help="parallel worker processes")
         subparser.add_argument("--limit", type=int, default=None, help="only the first K questions")
         subparser.add_argument("--seed", type=int, default=None, help="deal the speakers over a seeded shuffle")

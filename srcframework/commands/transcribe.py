@@ -24,8 +24,8 @@ def format_wer(report: dict) -> str:
 def format_summary(summary: dict) -> str:
     lines = [
         f"{summary['questions']} questions transcribed ({summary['transcribed_now']} now, {summary['reused']} reused); "
-        f"left out: {summary['no_audio']} without audio, {summary['empty_transcripts']} with an empty transcript "
-        "(listed in the output's transcription.empty_transcripts)",
+        f"{summary['no_audio']} questions without audio left out; {summary['empty_transcripts']} empty transcripts "
+        "(kept in the output's transcription.empty_transcripts, counted in the WER)",
     ]
     if summary["real_time_factor"] is not None:
         lines.append(

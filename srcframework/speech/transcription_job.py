@@ -27,7 +27,7 @@ import logging
 import multiprocessing
 import os
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
 from allennlp.common import Params
@@ -260,7 +260,8 @@ def transcribe_folder(
             if fresh:
                 journal.write(json.dumps({"key": key, "recognizer": params, "split": split}) + "\n")
                 journal.flush()
-            bar = tqdm(total=len(by_qid), initial=len(by_qid) - len(todo), desc="transcribing", unit="q", disable=not progress)
+            bar = tqdm(total=len(by_qid), initial=len(by_qid) - len(todo), desc="transcribing", unit="q",
+                       disable=not progress)
             pool = None
             try:
                 if workers > 1 and len(batches) > 1:
@@ -269,9 +270,8 @@ def transcribe_folder(
                 else:
                     results = map(_transcribe_batch, batches)
                 for result in results:
-                    journal.write("".join(
-                        json.dumps({"fid": f, "transcript": t, "seconds": s}, ensure_ascii=False) + "\n" for f, t, s in result
-                    ))
+                    lines = [{"fid": f, "transcript": t, "seconds": s} for f, t, s in result]
+                    journal.write("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
                     journal.flush()
                     os.fsync(journal.fileno())
                     for fid, transcript, seconds in result:
@@ -345,8 +345,8 @@ def transcript_dataset(dataset: dict, records: Dict[str, dict], meta: dict) -> T
                 record = records.get(qa["id"])
                 if record is None:
                     continue
-                qa = dict(qa, question=record["transcript"], original_question=record["reference"],
-                          fid=record["fid"], speaker=record["speaker"], country=record["country"], gender=record["gender"])
+                qa = dict(qa, question=record["transcript"], original_question=record["reference"], fid=record["fid"],
+                          speaker=record["speaker"], country=record["country"], gender=record["gender"])
                 if qa["question"].strip():
                     qas.append(qa)
                 else:

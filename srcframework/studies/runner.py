@@ -223,7 +223,9 @@ def write_text_atomic(path: str, text: str) -> None:
 def evaluate_pair(job: dict) -> dict:
     """Predict one test set with one model and write the pair's predictions and scores. `job`
     holds plain values (it crosses into worker processes): model, set, archive, data, original,
-    dataset_reader, cuda_device, batch_size, key, pair_dir, progress."""
+    input, dataset_reader, cuda_device, batch_size, key, pair_dir, progress. The question noise
+    of text sets is measured on the records; an audio set's question text is not what the model
+    heard, so it has none (see `wer_from`)."""
     from allennlp.common import Params
     from allennlp.data import DatasetReader
 
@@ -249,9 +251,10 @@ def evaluate_pair(job: dict) -> dict:
         bar.update(len(outputs))
     bar.close()
     if job["original"] is not None:
+        # span_qa gives a question without `original_question` in the data as its own original
         originals = question_map(job["original"])
         for record in records:
-            if record["original_question"] is None:
+            if record["original_question"] in (None, record["question"]):
                 if record["id"] not in originals:
                     raise StudyError(f"{where}: question id {record['id']!r} is not in {job['original']}")
                 record["original_question"] = originals[record["id"]]
@@ -267,7 +270,7 @@ def evaluate_pair(job: dict) -> dict:
         "model": job["model"],
         "set": job["set"],
         "report": report,
-        "question_noise": question_noise(records),
+        "question_noise": question_noise(records) if job["input"] == "text" else None,
     }
     write_json_atomic(os.path.join(job["pair_dir"], SCORES_NAME), scores)
     return {"model": job["model"], "set": job["set"], "questions": len(records), "f1": report["overall"]["f1"]}
@@ -305,10 +308,29 @@ def ensure_archive(study: Study, model: str) -> None:
         raise StudyError(f"{study.path}: models.{model}.archive: training wrote no {spec.archive}")
 
 
+def check_originals(study: Study, name: str) -> None:
+    """A noisy text set must say what its questions were before the noise: `original_question`
+    in the file, or an `original` file. Without either its question noise would read as none."""
+    spec = study.test_sets[name]
+    if spec.is_clean or spec.input != "text" or spec.original is not None or spec.noise is not None:
+        return
+    from srcframework.data.squad_file import load_squad_json
+
+    if os.path.isdir(spec.data):
+        return
+    dataset = load_squad_json(spec.data)
+    if not any("original_question" in qa for a in dataset["data"] for p in a["paragraphs"] for qa in p["qas"]):
+        raise StudyError(
+            f"{study.path}: test_sets.{name}.original: required: {spec.data} has no original_question; name the "
+            "clean SQuAD file its questions came from (paired by id) to measure the question noise"
+        )
+
+
 def ensure_set(study: Study, name: str, out_dir: str, fingerprints: Fingerprints, workers: int, progress: bool) -> str:
     """The path of a test set, generating it first when it comes from a noise source."""
     spec = study.test_sets[name]
     if spec.noise is None:
+        check_originals(study, name)
         return spec.data
     path, _ = generated_set_path(out_dir, spec, fingerprints)
     if not os.path.isfile(path):
@@ -382,6 +404,7 @@ def run_study(
             "archive": study.models[model].archive,
             "data": data_paths[test_set],
             "original": study.test_sets[test_set].original,
+            "input": study.test_sets[test_set].input,
             "dataset_reader": study.test_sets[test_set].dataset_reader,
             "cuda_device": study.models[model].cuda_device if cuda_device is None else cuda_device,
             "batch_size": study.models[model].batch_size,
@@ -432,6 +455,14 @@ def _run_jobs(jobs: List[dict], workers: int, progress: bool) -> None:
 # assembling the results
 
 
+GROUP_KEYS = ("country", "gender", "speaker")
+
+
+def _scores_only(groups: Dict[str, dict]) -> Dict[str, dict]:
+    """A report's groups without their question WER, which `results.json` keeps with the test set."""
+    return {name: {k: v for k, v in group.items() if k != "wer"} for name, group in groups.items()}
+
+
 def collect_results(study: Study, out_dir: str, fingerprints: Optional[Fingerprints] = None) -> dict:
     """The results of every pair (which must all be complete and current), as `results.json`
     holds them: models, test sets with their question noise, and pairs with EM/F1, the drop from
@@ -456,10 +487,11 @@ def collect_results(study: Study, out_dir: str, fingerprints: Optional[Fingerpri
     own_noise: Dict[str, dict] = {}
     for (model, test_set), found in scores.items():  # the first pair of a set in study order
         if test_set not in own_noise and found.get("question_noise"):
-            by_country = {
-                country: group["wer"] for country, group in found["report"].get("by_country", {}).items() if "wer" in group
-            }
-            own_noise[test_set] = dict(found["question_noise"], by_country=by_country, measured_on=test_set)
+            noise = dict(found["question_noise"], measured_on=test_set)
+            for key in GROUP_KEYS:
+                groups = found["report"].get(f"by_{key}", {})
+                noise[f"by_{key}"] = {name: group["wer"] for name, group in groups.items() if "wer" in group}
+            own_noise[test_set] = noise
     test_sets = []
     for name, spec in study.test_sets.items():
         if not any(test_set == name for _, test_set in study.pairs):
@@ -499,9 +531,9 @@ def collect_results(study: Study, out_dir: str, fingerprints: Optional[Fingerpri
                 "reference": reference if base else None,
                 "em_drop": base["overall"]["em"] - overall["em"] if base else None,
                 "f1_drop": base["overall"]["f1"] - overall["f1"] if base else None,
-                "by_country": report.get("by_country", {}),
-                "by_gender": report.get("by_gender", {}),
-                "by_speaker": report.get("by_speaker", {}),
+                "by_country": _scores_only(report.get("by_country", {})),
+                "by_gender": _scores_only(report.get("by_gender", {})),
+                "by_speaker": _scores_only(report.get("by_speaker", {})),
                 "f1_range": report.get("f1_range"),
             }
         )

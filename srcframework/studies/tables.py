@@ -154,7 +154,8 @@ def _number(value: Optional[float]) -> str:
 
 
 def results_csv(results: dict) -> str:
-    """One row per pair (`group_key` = `all`) and per pair and group (country, gender, speaker)."""
+    """One row per pair (`group_key` = `all`) and per pair and group (country, gender, speaker).
+    The question CER/WER/BLEU columns are the test set's (a group row: that group's WER)."""
     noise = {s["name"]: s.get("question_noise") or {} for s in results["test_sets"]}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -168,10 +169,11 @@ def results_csv(results: dict) -> str:
                       _number(set_noise.get("wer")), _number(set_noise.get("bleu"))]
         )
         for key in ("country", "gender", "speaker"):
+            group_wer = set_noise.get(f"by_{key}") or {}
             for group, scores in pair.get(f"by_{key}", {}).items():
                 writer.writerow(
                     common + [key, group, scores["count"], _number(scores["em"]), _number(scores["f1"]), "", "", "",
-                              _number(scores.get("wer")), ""]
+                              _number(group_wer.get(group)), ""]
                 )
     return out.getvalue()
 

@@ -1,3 +1,4 @@
+import json
 import math
 import os
 
@@ -51,6 +52,17 @@ class TestTransformerQA(ModelTestCase):
         assert output["id"] == [i["metadata"]["id"] for i in self.instances]
         assert set(self.model.get_metrics(reset=True)) == {"em", "f1"}
         assert self.model.get_metrics() == {}
+
+    def test_span_qa_predictor_answers_json_lines(self):
+        from srcframework.predictors.span_qa import SpanQAPredictor
+
+        reader = TransformerSquadReader(os.environ["TINY_BERT"], length_limit=24, stride=4, max_query_length=8)
+        predictor = SpanQAPredictor(self.model, reader)
+        context = "The Tarrow Orchestra was founded in 1951 and plays in the Lantern Hall."
+        output = predictor.predict_json({"question": "Where does the orchestra play?", "context": context, "id": "p1"})
+        assert output["id"] == "p1" and output["best_span_str"] and output["best_span_str"] in context
+        line = json.loads(predictor.dump_line(output))
+        assert line["question"] == "Where does the orchestra play?" and line["answers"] == []
 
     def test_training_mode_reports_loss_only(self):
         batch = Batch(self.instances)

@@ -184,3 +184,4 @@ def test_clear_errors(folder, tmp_path):
         {"id": "zz", "question": "q?", "answers": []}]}]}]}))
     with pytest.raises(ValueError, match="no recording"):
         transcribe_folder(str(src), str(tmp_path / "o.json"), squad_path=str(other), progress=False)
+

@@ -113,7 +113,8 @@ def test_full_run_writes_every_output_with_official_scores(reference_run):
     noise = sets["keyboard"]["question_noise"]
     for key in ("cer", "wer", "bleu", "questions", "changed"):
         assert noise[key] == pytest.approx(stats[key]), key
-    assert sets["clean"]["question_noise"] is None
+    clean = sets["clean"]["question_noise"]  # a clean question is its own original
+    assert clean["changed"] == 0 and clean["wer"] == 0.0 and clean["questions"] == 9
 
 
 def test_rerun_does_no_work_and_rewrites_nothing(reference_run, tiny_archive, monkeypatch):
@@ -173,7 +174,7 @@ def test_changed_data_file_invalidates_its_pairs(tiny_archive, tmp_path):
         "test_sets": {
             "clean": {"data": str(data), "interface": "clean", "kind": "natural"},
             "keyboard": {"original": str(data), "noise": {"type": "keyboard"}, "interface": "keyboard", "kind": "synthetic"},
-            "fixed": {"data": TINY, "interface": "asr", "kind": "natural", "reference": "clean"},
+            "fixed": {"data": TINY, "original": TINY, "interface": "asr", "kind": "natural", "reference": "clean"},
         },
     }
     study = study_from_dict(raw, "study")
@@ -257,3 +258,26 @@ def test_fingerprints_of_files_folders_and_reader_params(tmp_path):
     assert referenced_paths(params) == sorted([TINY, str(tmp_path)])
     with pytest.raises(FileNotFoundError):
         path_fingerprint(os.path.join(str(tmp_path), "none"))
+
+
+def test_noisy_set_without_originals_needs_the_clean_file(tiny_archive, tmp_path):
+    noised = tmp_path / "noised.json"
+    make_challenge_set(TINY, str(noised), {"type": "keyboard", "word_probability": 0.5}, seed=2, progress=False)
+    dataset = json.loads(noised.read_text())
+    for article in dataset["data"]:
+        for paragraph in article["paragraphs"]:
+            for qa in paragraph["qas"]:
+                del qa["original_question"]  # as NoiseQA's files come
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(dataset))
+    raw = {
+        "models": {"tiny": {"archive": str(tiny_archive)}},
+        "test_sets": {"bare": {"data": str(bare), "interface": "keyboard", "kind": "synthetic"}},
+    }
+    with pytest.raises(StudyError, match="s.json: test_sets.bare.original: required: .*bare.json has no original_question"):
+        run_study(study_from_dict(raw, "s.json"), str(tmp_path / "out"), progress=False)
+    raw["test_sets"]["bare"]["original"] = TINY
+    run_study(study_from_dict(raw, "s.json"), str(tmp_path / "out"), progress=False)
+    noise = json.loads((tmp_path / "out" / "results.json").read_text())["test_sets"][0]["question_noise"]
+    expected = set_statistics(str(bare), TINY)
+    assert noise["wer"] == pytest.approx(expected["wer"]) and noise["changed"] == expected["changed"] > 0

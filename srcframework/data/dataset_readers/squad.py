@@ -43,6 +43,9 @@ class SquadReader(DatasetReader):
     tokenizer : `Tokenizer`, optional (default = `blank_spacy`)
         Used for contexts and questions; must set token offsets. The default needs no download.
     token_indexers : `Dict[str, TokenIndexer]`, optional (default = `{"tokens": single_id}`)
+    question_token_indexers : `Dict[str, TokenIndexer]`, optional (default = `token_indexers`)
+        Indexers for the question alone, for a question encoder with its own vocabulary (e.g.
+        `speecht5` for the `speecht5_text` encoder).
     passage_length_limit : `int`, optional
         Contexts are cut to this many tokens. A question whose answer lies past the cut is skipped
         (and counted), so use it for training data only.
@@ -67,6 +70,7 @@ class SquadReader(DatasetReader):
         self,
         tokenizer: Optional[Tokenizer] = None,
         token_indexers: Optional[Dict[str, TokenIndexer]] = None,
+        question_token_indexers: Optional[Dict[str, TokenIndexer]] = None,
         passage_length_limit: Optional[int] = None,
         question_length_limit: Optional[int] = None,
         skip_invalid: bool = False,
@@ -79,6 +83,7 @@ class SquadReader(DatasetReader):
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
         self._tokenizer = tokenizer or BlankSpacyTokenizer()
         self._token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
+        self._question_token_indexers = question_token_indexers or self._token_indexers
         self.passage_length_limit = passage_length_limit
         self.question_length_limit = question_length_limit
         self.skip_invalid = skip_invalid
@@ -165,7 +170,7 @@ class SquadReader(DatasetReader):
         offsets = [(t.idx, t.idx_end) for t in context_tokens]
         fields = {
             "context": TextField(context_tokens, self._token_indexers),
-            "question": TextField(question_tokens, self._token_indexers),
+            "question": TextField(question_tokens, self._question_token_indexers),
         }
         answers = answers or []
         if answers and answer_starts:

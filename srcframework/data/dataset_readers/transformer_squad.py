@@ -1,5 +1,6 @@
 import logging
 from collections import Counter
+from dataclasses import replace
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from allennlp.common.file_utils import cached_path
@@ -169,21 +170,26 @@ class TransformerSquadReader(DatasetReader):
         else:
             logger.info("%s: read %d questions", file_path, kept)
 
+    def _tokenize(self, text: str, type_id: Optional[int]) -> List[Token]:
+        """Wordpieces with character offsets (`idx`, `idx_end`) and the type id of their side of
+        the pair; pieces that cover no character are dropped."""
+        tokens = [t for t in self._tokenizer.tokenize(text) if t.idx is not None]
+        return tokens if type_id is None else [replace(t, type_id=type_id) for t in tokens]
+
     def tokenize_context(self, context: str) -> List[Token]:
-        """Context wordpieces with character offsets (`idx`, `idx_end`); pieces that cover no
-        character are dropped."""
-        return [t for t in self._tokenizer.tokenize(context) if t.idx is not None]
+        return self._tokenize(context, self._tokenizer.sequence_pair_second_token_type_id)
 
     def _windows(self, question_tokens: List[Token], context_tokens: List[Token]) -> List[Tuple[List[Token], int, int, int]]:
         """(window wordpieces, first context wordpiece, its window position, context count) of
-        each window."""
+        each window (the pieces are assembled here, as `add_special_tokens` would, without its
+        deep copies)."""
         tokenizer = self._tokenizer
         room = self.length_limit - len(question_tokens) - tokenizer.num_special_tokens_for_pair()
-        position = len(tokenizer.sequence_pair_start_tokens) + len(question_tokens) + len(tokenizer.sequence_pair_mid_tokens)
+        prefix = tokenizer.sequence_pair_start_tokens + question_tokens + tokenizer.sequence_pair_mid_tokens
         windows = []
         for start in window_starts(len(context_tokens), room, self.stride, self.max_windows):
             piece = context_tokens[start : start + room]
-            windows.append((tokenizer.add_special_tokens(question_tokens, piece), start, position, len(piece)))
+            windows.append((prefix + piece + tokenizer.sequence_pair_end_tokens, start, len(prefix), len(piece)))
         return windows
 
     def text_to_instance(  # type: ignore
@@ -197,7 +203,8 @@ class TransformerSquadReader(DatasetReader):
         extra: Optional[dict] = None,
     ) -> Optional[Instance]:
         context_tokens = context_tokens if context_tokens is not None else self.tokenize_context(context)
-        question_tokens = self._tokenizer.tokenize(question)[: self.max_query_length]
+        question_tokens = self._tokenize(question, self._tokenizer.sequence_pair_first_token_type_id)
+        question_tokens = question_tokens[: self.max_query_length]
         offsets = [(t.idx, t.idx_end) for t in context_tokens]
         windows = self._windows(question_tokens, context_tokens)
         text_fields = [TextField(tokens, self._token_indexers) for tokens, _, _, _ in windows]

@@ -1,2 +1,5 @@
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.modules.field_encoders.text import TextFieldEncoder
+from srcframework.modules.field_encoders.speecht5 import SpeechT5AudioEncoder
+from srcframework.modules.field_encoders.speecht5_text import SpeechT5TextEncoder
+from srcframework.modules.field_encoders.wav2vec2 import Wav2Vec2AudioEncoder

@@ -114,6 +114,8 @@ def load_speecht5_encoder(model_class, model_name: str, prenet_key: str, fallbac
     transformers_logging.set_verbosity_error()  # it would report missing keys "at None"; checked below
     try:
         model, info = model_class.from_pretrained(None, config=config, state_dict=state, output_loading_info=True)
+    except RuntimeError as error:  # weights whose shapes do not fit the config
+        raise ConfigurationError(f"{model_name!r}: the encoder weights do not fit its config: {error}") from None
     finally:
         transformers_logging.set_verbosity(verbosity)
     model.config.name_or_path = model_name

@@ -162,3 +162,19 @@ def test_bad_settings_and_bad_input_are_clear_errors(tiny_bert, tmp_path):
     reader = TransformerSquadReader(tiny_bert, skip_invalid=True, exclude_question_ids_from=path)
     assert list(reader.read(path)) == []
     assert reader.last_skipped == {"answer_start does not match the answer text": 1, "id listed in exclude_question_ids_from": 1}
+
+
+def test_question_noise_changes_the_question_wordpieces_and_keeps_the_original(tiny_bert):
+    from allennlp.common import Params
+
+    import srcframework.noise.keyboard  # noqa: F401
+    from srcframework.noise.noise_source import NoiseSource
+
+    noise = NoiseSource.from_params(Params({"type": "keyboard", "word_probability": 1.0}))
+    noisy = list(TransformerSquadReader(tiny_bert, question_noise=noise, noise_seed=3).read(FIXTURES / "squad_tiny.json"))
+    clean = list(TransformerSquadReader(tiny_bert).read(FIXTURES / "squad_tiny.json"))
+    assert [i["metadata"]["original_question"] for i in noisy] == [i["metadata"]["question"] for i in clean]
+    assert noisy[0]["metadata"]["question"] != clean[0]["metadata"]["question"]
+    tokens = lambda instance: [t.text for t in instance["windows"].field_list[0].tokens]  # noqa: E731
+    assert tokens(noisy[0]) != tokens(clean[0])
+    assert noisy[0]["span_start"].field_list[0].sequence_index >= 0

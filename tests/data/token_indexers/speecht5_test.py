@@ -55,7 +55,7 @@ def test_ids_are_the_tokenizers_encoding_of_the_question(indexer):
     indexed = indexer.tokens_to_indices(BlankSpacyTokenizer().tokenize(question), Vocabulary())
     assert indexed["token_ids"] == indexer._tokenizer(question)["input_ids"]
     assert indexed["token_ids"][-1] == indexer._tokenizer.eos_token_id
-    assert indexed["mask"] == [True] * len(question + "▁</s>")
+    assert indexed["mask"] == [True] * (len(question) + 2)  # "▁", one piece a character, "</s>"
 
 
 def test_tokens_without_offsets_are_joined_with_spaces(indexer):

@@ -1,0 +1,1 @@
+from srcframework.data.token_indexers.speecht5 import SpeechT5TokenIndexer

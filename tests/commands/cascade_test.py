@@ -1,0 +1,84 @@
+import argparse
+import json
+
+import numpy
+import pytest
+from allennlp.predictors import Predictor
+
+from srcframework.commands.cascade import Cascade, run
+from srcframework.metrics.squad import exact_match_score, f1_score, metric_max_over_ground_truths
+from srcframework.speech.audio import write_wav_atomic
+from srcframework.speech.synthesis_job import synthesize_questions
+from tests.conftest import FIXTURES
+
+TINY = str(FIXTURES / "squad_tiny.json")
+
+
+def parse(*arguments):
+    parser = argparse.ArgumentParser()
+    Cascade().add_subparser(parser.add_subparsers())
+    return parser.parse_args(["cascade", *arguments])
+
+
+def read_lines(path):
+    return [json.loads(line) for line in open(path, encoding="utf-8")]
+
+
+def test_transcribe_answer_and_score_in_one_call(tmp_path, tiny_archive, capsys):
+    """Four tiny-fixture questions read by flite kal16 (US) and awb (UK), one of them replaced by
+    a faint hiss that PocketSphinx hears nothing in, through PocketSphinx and the tiny BiDAF."""
+    src = tmp_path / "src"
+    synthesize_questions(TINY, str(src), "flite:kal16,flite:awb", limit=4, progress=False)
+    hiss = numpy.random.RandomState(0).randn(16000).astype(numpy.float32) * 0.001
+    write_wav_atomic(str(src / "wavs" / "DEV000004_SPK103.wav"), hiss, 16000)
+    out = tmp_path / "cascade"
+    args = parse(str(src), str(tiny_archive), str(out), "--recognizer", "pocketsphinx", "--squad", TINY,
+                 "--batch-size", "2", "--no-progress")
+    assert args.cuda_device == -1
+    metrics = run(args)
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["questions"] == 4
+
+    transcripts = json.load(open(out / "transcripts.json"))
+    spoken = {qa["id"]: qa for a in transcripts["data"] for p in a["paragraphs"] for qa in p["qas"]}
+    assert set(spoken) == {"q1", "q2", "q3"}
+    assert [qa["id"] for qa in transcripts["transcription"]["empty_transcripts"]] == ["q4"]
+
+    lines = read_lines(out / "predictions.jsonl")
+    assert [line["id"] for line in lines] == ["q1", "q2", "q3", "q4"]
+    predictor = Predictor.from_path(str(tiny_archive), "span_qa")
+    for line in lines[:3]:
+        qa = spoken[line["id"]]
+        assert line["question"] == qa["question"] and line["original_question"] == qa["original_question"]
+        assert line["groups"] == {"speaker": qa["speaker"], "country": qa["country"], "gender": "M"}
+        assert line["fid"] == qa["fid"]
+        context = next(p["context"] for a in transcripts["data"] for p in a["paragraphs"] if qa in p["qas"])
+        # the model answered the transcript, as `allennlp predict` would
+        direct = predictor.predict_json({"context": context, "question": qa["question"]})
+        assert line["prediction"] == direct["best_span_str"]
+    assert lines[3]["prediction"] is None and lines[3]["question"] == ""
+
+    em = [metric_max_over_ground_truths(exact_match_score, l["prediction"], l["answers"]) if l["prediction"] else 0
+          for l in lines]
+    f1 = [metric_max_over_ground_truths(f1_score, l["prediction"], l["answers"]) if l["prediction"] else 0
+          for l in lines]
+    written = json.load(open(out / "metrics.json"))
+    assert written == json.loads(json.dumps(metrics))
+    assert metrics["questions"] == 4 and metrics["unanswered"] == 1
+    assert metrics["em"] == pytest.approx(100 * sum(em) / 4) and metrics["f1"] == pytest.approx(100 * sum(f1) / 4)
+    assert set(metrics["by_country"]) == {"US", "UK"} and set(metrics["by_speaker"]) == {"SPK101", "SPK103"}
+    assert metrics["by_country"]["UK"]["f1"] == pytest.approx(100 * (f1[1] + f1[3]) / 2)
+    wer_report = json.load(open(out / "transcripts.json.wer.json"))
+    for country in ("US", "UK"):
+        assert metrics["by_country"][country]["wer"] == pytest.approx(wer_report["by_country"][country]["wer"])
+    assert metrics["recognizer"] == {"type": "pocketsphinx"}
+    for name in ("report.json", "report.md", "f1_by_country.png"):
+        assert (out / name).stat().st_size > 0
+
+    again = run(args)  # the transcripts are reused; the answers are the same
+    assert again["transcription"]["transcribed_now"] == 0 and again["transcription"]["reused"] == 4
+    assert read_lines(out / "predictions.jsonl") == lines
+
+
+def test_missing_archive_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="model archive not found: .*nothing.tar.gz"):
+        run(parse(str(tmp_path), str(tmp_path / "nothing.tar.gz"), str(tmp_path / "out"), "--no-progress"))

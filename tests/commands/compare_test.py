@@ -1,0 +1,56 @@
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from srcframework.commands.compare import Compare, run
+from tests.conftest import FIXTURES, ROOT
+
+STUDY = str(FIXTURES / "study_tiny.jsonnet")
+
+
+def parse(*argv):
+    parser = argparse.ArgumentParser()
+    Compare().add_subparser(parser.add_subparsers())
+    return parser.parse_args(["compare", *argv])
+
+
+def test_arguments_and_defaults():
+    args = parse("s.jsonnet", "-o", "out")
+    assert (args.study, args.output_dir, args.workers, args.shard) == ("s.jsonnet", "out", 1, (0, 1))
+    assert not args.merge and not args.force and args.cuda_device is None and not args.no_progress
+    args = parse("s.jsonnet", "--output-dir", "out", "--workers", "3", "--shard", "2/4", "--cuda-device", "0", "--force")
+    assert (args.workers, args.shard, args.cuda_device, args.force) == (3, (2, 4), 0, True)
+    for bad in (["s.jsonnet"], ["s.jsonnet", "-o", "o", "--shard", "4/4"], ["s.jsonnet", "-o", "o", "--shard", "x"]):
+        with pytest.raises(SystemExit):
+            parse(*bad)
+
+
+def test_run_prints_the_summary_and_a_rerun_does_nothing(tiny_archive, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TINY_ARCHIVE", str(tiny_archive))
+    args = parse(STUDY, "-o", str(tmp_path), "--no-progress")
+    summary = run(args)
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == summary
+    assert summary["pairs_run"] == 2 and summary["assembled"] and (tmp_path / "report.html").is_file()
+    assert run(args)["pairs_run"] == 0
+    with pytest.raises(ValueError, match="--merge assembles finished pairs"):
+        run(parse(STUDY, "-o", str(tmp_path), "--merge", "--shard", "0/2"))
+    with pytest.raises(ValueError, match="--workers must be at least 1"):
+        run(parse(STUDY, "-o", str(tmp_path), "--workers", "0"))
+    assert run(parse(STUDY, "-o", str(tmp_path), "--merge"))["pairs_run"] == 0
+
+
+def test_allennlp_compare_command_line(tiny_archive, tmp_path):
+    """`allennlp compare` as a shard of an array job, in its own process."""
+    code = "import srcframework.commands.compare; from allennlp.commands import main; main()"
+    command = [sys.executable, "-c", code, "compare", STUDY, "-o", str(tmp_path), "--shard", "1/2", "--no-progress"]
+    env = dict(os.environ, TINY_ARCHIVE=str(tiny_archive), OMP_NUM_THREADS="1")
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["pairs_run"] == 1 and not summary["assembled"]
+    assert (tmp_path / "pairs" / "tiny__keyboard" / "scores.json").is_file()
+    assert not (tmp_path / "pairs" / "tiny__clean").exists() and not (tmp_path / "results.json").exists()

@@ -1,0 +1,44 @@
+import argparse
+import json
+
+import pytest
+
+from srcframework.commands.transcribe import Transcribe, run
+from srcframework.speech.synthesis_job import synthesize_questions
+from tests.conftest import FIXTURES
+
+TINY = str(FIXTURES / "squad_tiny.json")
+
+
+def parse(*arguments):
+    parser = argparse.ArgumentParser()
+    Transcribe().add_subparser(parser.add_subparsers())
+    return parser.parse_args(["transcribe", *arguments])
+
+
+def test_defaults():
+    args = parse("src", "out.json")
+    assert (args.recognizer, args.split, args.squad) == ("pocketsphinx", "dev", None)
+    assert (args.workers, args.batch_size) == (1, 8)
+
+
+def test_transcribe_prints_wer_by_group(tmp_path, capsys):
+    src = tmp_path / "src"
+    synthesize_questions(TINY, str(src), "flite:kal16,flite:awb", limit=2, progress=False)
+    out = tmp_path / "transcripts.json"
+    summary = run(parse(str(src), str(out), "--recognizer", '{"type": "pocketsphinx"}', "--batch-size", "2",
+                        "--no-progress"))
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert json.loads(printed[-1]) == summary
+    report = json.load(open(f"{out}.wer.json"))
+    assert printed[0].startswith("WER (lowercase")
+    assert f"  overall: {report['overall']['wer']:.2f}% over 2 questions" in printed
+    assert f"  country UK: {report['by_country']['UK']['wer']:.2f}% (1 questions)" in printed
+    assert f"  speaker SPK101: {report['by_speaker']['SPK101']['wer']:.2f}% (1 questions)" in printed
+    assert any("real-time factor" in line for line in printed)
+    assert summary["questions"] == 2 and summary["no_audio"] == 0  # squad.json of the folder: 2 questions
+
+
+def test_bad_recognizer_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="unknown recognizer 'whisper'"):
+        run(parse(str(tmp_path), str(tmp_path / "o.json"), "--recognizer", "whisper", "--no-progress"))

@@ -1,0 +1,52 @@
+import copy
+import io
+
+import pytest
+from matplotlib.image import imread
+
+from srcframework.studies.plots import PLOT_NAMES, render_plots, wer_points
+from tests.studies.runner_test import run_accent_study
+
+
+@pytest.fixture(scope="module")
+def results(tiny_archive, tmp_path_factory):
+    return run_accent_study(tmp_path_factory.mktemp("plots"), tiny_archive)
+
+
+def test_three_valid_deterministic_pngs(results):
+    images = render_plots(results)
+    assert tuple(images) == PLOT_NAMES
+    for name, payload in images.items():
+        pixels = imread(io.BytesIO(payload), format="png")
+        assert pixels.ndim == 3 and pixels.shape[0] >= 300 and pixels.shape[1] >= 400, name
+        assert pixels.std() > 0.05, f"{name} is blank"
+    assert render_plots(copy.deepcopy(results)) == images
+
+
+def test_wer_points_per_country_per_noise_type_and_clean_at_zero(results):
+    points = wer_points(results)
+    by_country = next(s for s in results["test_sets"] if s["name"] == "accent")["question_noise"]["by_country"]
+    accent = next(p for p in results["pairs"] if p["model"] == "tiny" and p["set"] == "accent")
+    tiny = [p for p in points if p["model"] == "tiny"]
+    for country, wer in by_country.items():
+        assert {"model": "tiny", "label": country, "wer": wer, "f1": accent["by_country"][country]["f1"]} in tiny
+    clean = next(p for p in results["pairs"] if p["model"] == "tiny" and p["set"] == "clean")
+    assert {"model": "tiny", "label": "clean", "wer": 0.0, "f1": clean["f1"]} in tiny
+    keyboard = next(s for s in results["test_sets"] if s["name"] == "keyboard")["question_noise"]
+    assert any(p["label"] == "keyboard" and p["wer"] == keyboard["wer"] for p in tiny)
+    # 4 countries on each of 2 accented sets, clean, keyboard; twin: clean and 4 countries
+    assert len(tiny) == 10 and len(points) == 15
+
+
+def test_figures_change_with_the_results_and_say_when_empty(results):
+    images = render_plots(results)
+    plain = copy.deepcopy(results)
+    for item in plain["pairs"]:
+        item.update(by_country={}, f1_drop=None, reference=None)
+    empty = render_plots(plain)
+    assert empty["f1_by_country.png"] != images["f1_by_country.png"]
+    assert empty["robustness_drop.png"] != images["robustness_drop.png"]
+    assert imread(io.BytesIO(empty["f1_by_country.png"]), format="png").std() > 0.01
+    shifted = copy.deepcopy(results)
+    shifted["pairs"][0]["f1"] += 10.0
+    assert render_plots(shifted)["f1_vs_wer.png"] != images["f1_vs_wer.png"]

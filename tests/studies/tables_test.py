@@ -1,0 +1,101 @@
+import copy
+import csv
+import io
+import re
+
+import pytest
+
+from srcframework.studies.tables import (
+    CSV_COLUMNS,
+    format_cell,
+    results_csv,
+    results_markdown,
+    results_tables,
+    results_tex,
+    tex_escape,
+)
+from tests.studies.runner_test import run_accent_study
+
+
+@pytest.fixture(scope="module")
+def results(tiny_archive, tmp_path_factory):
+    return run_accent_study(tmp_path_factory.mktemp("tables"), tiny_archive)
+
+
+def pair(results, model, test_set):
+    return next(p for p in results["pairs"] if p["model"] == model and p["set"] == test_set)
+
+
+def test_tables_follow_the_papers_layouts(results):
+    tables = {table.name: table for table in results_tables(results)}
+    assert list(tables) == ["em_f1", "f1_by_country", "f1_by_gender", "question_noise", "wer_by_country"]
+    em_f1 = tables["em_f1"]
+    assert em_f1.flat_header()[:9] == [
+        "Test set", "Interface", "Kind", "tiny EM", "tiny F1", "tiny ΔF1", "twin EM", "twin F1", "twin ΔF1",
+    ]
+    rows = {row[0]: row for row in em_f1.rows}
+    assert list(rows) == ["clean", "accent", "accent_audio_like", "keyboard"]
+    keyboard = pair(results, "tiny", "keyboard")
+    assert rows["keyboard"][3:6] == [keyboard["em"], keyboard["f1"], keyboard["f1_drop"]]
+    assert rows["keyboard"][6:] == [None, None, None]  # twin did not run on it
+    assert rows["clean"][5] is None  # no drop for the clean set itself
+    country = tables["f1_by_country"]
+    assert country.header == ["Model", "Test set", "India", "Thailand", "UK", "US", "F1 range"]
+    accent = pair(results, "twin", "accent")
+    row = next(r for r in country.rows if r[:2] == ["twin", "accent"])
+    assert row[2:6] == [accent["by_country"][c]["f1"] for c in ["India", "Thailand", "UK", "US"]]
+    assert row[6] == accent["f1_range"]["value"]
+    assert [r[0] for r in tables["question_noise"].rows] == ["clean", "accent", "accent_audio_like (via accent)", "keyboard"]
+    wer = tables["wer_by_country"].rows[0]
+    assert wer[1:] == [results["test_sets"][1]["question_noise"]["by_country"][c] for c in ["India", "Thailand", "UK", "US"]]
+
+
+def test_tables_without_rows_are_left_out(results):
+    plain = copy.deepcopy(results)
+    for item in plain["pairs"]:
+        item.update(by_country={}, by_gender={}, f1_range=None)
+    for item in plain["test_sets"]:
+        item["question_noise"] = None
+    assert [table.name for table in results_tables(plain)] == ["em_f1"]
+    markdown = results_markdown(plain)
+    assert "## EM / F1 by test set and model" in markdown and "F1 by country" not in markdown
+
+
+def test_markdown_shows_one_decimal_and_dashes(results):
+    markdown = results_markdown(results)
+    keyboard = pair(results, "tiny", "keyboard")
+    line = next(line for line in markdown.splitlines() if line.startswith("| keyboard |"))
+    assert line == (f"| keyboard | keyboard | synthetic | {keyboard['em']:.1f} | {keyboard['f1']:.1f} | "
+                    f"{keyboard['f1_drop']:.1f} | - | - | - |")
+    assert markdown.startswith("# Study: accent_study\n") and "| Model | Test set | India |" in markdown
+    assert format_cell(None) == "-" and format_cell(12.345) == "12.3" and format_cell(7) == "7"
+
+
+def test_csv_has_a_row_per_pair_and_group_at_full_precision(results):
+    rows = list(csv.DictReader(io.StringIO(results_csv(results))))
+    assert list(rows[0]) == CSV_COLUMNS
+    expected = sum(1 + len(p["by_country"]) + len(p["by_gender"]) + len(p["by_speaker"]) for p in results["pairs"])
+    assert len(rows) == expected
+    overall = next(r for r in rows if r["model"] == "tiny" and r["set"] == "keyboard" and r["group_key"] == "all")
+    keyboard = pair(results, "tiny", "keyboard")
+    assert float(overall["f1"]) == pytest.approx(keyboard["f1"], abs=1e-4)
+    assert float(overall["f1_drop"]) == pytest.approx(keyboard["f1_drop"], abs=1e-4)
+    noise = next(s for s in results["test_sets"] if s["name"] == "keyboard")["question_noise"]
+    assert float(overall["question_bleu"]) == pytest.approx(noise["bleu"], abs=1e-4)
+    india = next(r for r in rows if r["set"] == "accent" and r["group_key"] == "country" and r["group"] == "India")
+    accent = pair(results, india["model"], "accent")["by_country"]["India"]
+    india_wer = next(s for s in results["test_sets"] if s["name"] == "accent")["question_noise"]["by_country"]["India"]
+    assert int(india["questions"]) == accent["count"] and float(india["question_wer"]) == pytest.approx(india_wer, abs=1e-4)
+
+
+def test_tex_tables_are_balanced_and_escaped(results):
+    tex = results_tex(results)
+    assert tex.count(r"\begin{table}") == 5 == tex.count(r"\end{tabular}")
+    for block in re.findall(r"\\begin\{tabular\}\{([lr]+)\}(.*?)\\end\{tabular\}", tex, re.S):
+        columns, body = block
+        for line in body.strip().splitlines():
+            if line.endswith(r"\\") and r"\multicolumn" not in line:
+                assert line.count(" & ") == len(columns) - 1, line
+    assert r"accent\_audio\_like (via accent)" in tex and "accent_audio_like" not in tex.replace(r"\_", "")
+    assert r"\multicolumn{3}{c}{tiny}" in tex and r"\cmidrule(lr){4-6}" in tex and r"$\Delta$F1" in tex
+    assert tex_escape("50% & $x_1#") == r"50\% \& \$x\_1\#"

@@ -1,0 +1,23 @@
+// End-to-end SQuAD-SRC model: SpeechT5 audio encoder for the spoken question, GloVe + char BiLSTM
+// for the context, the shared bi-attention span head. Run from the repository root:
+//   allennlp train training_configs/e2e_speecht5.jsonnet -s runs/e2e_speecht5
+// extVars (environment variables):
+//   SRC_TRAIN, SRC_DEV    fid2qid_<split>.csv of a SQuAD-SRC-layout folder (wavs/ beside it)
+//   SRC_SQUAD_FILE        the SQuAD JSON of the questions; '{split}' is replaced by the split
+//                         (e.g. path/{split}-v1.1.json); '' = squad_<split>.json or squad.json in
+//                         the folder, as `allennlp synthesize-speech` writes it
+//   SPEECHT5              SpeechT5 checkpoint folder or hub name (default microsoft/speecht5_asr)
+local e2e = import 'lib/e2e.libsonnet';
+local bidaf = import 'lib/bidaf.libsonnet';
+local squad_file = if std.extVar('SRC_SQUAD_FILE') == '' then null else std.extVar('SRC_SQUAD_FILE');
+
+{
+  dataset_reader: e2e.reader(squad_file, passage_length_limit=400),
+  validation_dataset_reader: e2e.reader(squad_file),
+  train_data_path: std.extVar('SRC_TRAIN'),
+  validation_data_path: std.extVar('SRC_DEV'),
+  model: e2e.model(std.extVar('SPEECHT5')),
+  data_loader: e2e.data_loader(8),
+  validation_data_loader: e2e.data_loader(16),
+  trainer: bidaf.trainer(epochs=10, lr=0.0005),
+}

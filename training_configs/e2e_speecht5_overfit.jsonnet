@@ -1,0 +1,15 @@
+// A check that the end-to-end model learns: train and validate on the SAME small spoken set (e.g.
+// 300 questions made by `allennlp synthesize-speech`), so the validation F1 is the training-set F1
+// and must rise well above its start. With a tiny random SpeechT5 (tests/tiny_models.py):
+//   python tests/tiny_models.py speecht5 runs/tiny_speecht5
+//   SPEECHT5=runs/tiny_speecht5 SRC_TRAIN=runs/src300/fid2qid_dev.csv SRC_DEV=runs/src300/fid2qid_dev.csv \
+//     allennlp train training_configs/e2e_speecht5_overfit.jsonnet -s runs/e2e_overfit
+local e2e = import 'e2e_speecht5.jsonnet';
+local lib = import 'lib/e2e.libsonnet';
+local bidaf = import 'lib/bidaf.libsonnet';
+
+e2e + {
+  dataset_reader: e2e.validation_dataset_reader,
+  model: lib.model(std.extVar('SPEECHT5'), hidden=50, dropout=0.0),
+  trainer: bidaf.trainer(epochs=std.parseInt(std.extVar('EPOCHS')), lr=0.002) + { callbacks: [] },
+}
