@@ -1,2 +1,3 @@
 from srcframework.data.dataset_readers.squad import SquadReader
 from srcframework.data.dataset_readers.squad_src import SquadSrcReader
+from srcframework.data.dataset_readers.transformer_squad import TransformerSquadReader
