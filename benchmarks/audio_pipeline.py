@@ -19,9 +19,12 @@ end-to-end SpeechT5 model against the text BiDAF baseline.
    speecht5_asr architecture: 12 encoder layers, width 768; randomly initialised, saved as a
    SpeechT5ForSpeechToText checkpoint, loaded as real weights would be), trained (with the feature
    encoder frozen, as the config does) and frozen (`freeze: true`), and the tiny SpeechT5 of
-   tests/tiny_models.py. Each model runs in its own process: peak resident memory (ru_maxrss),
-   the part of it reached once the model and batch are set up, and the median seconds per step
-   of `--steps` after one warm-up step. Ratios are e2e / text.
+   tests/tiny_models.py. Each model runs in its own process (so does every other stage; this
+   parent process imports neither torch nor srcframework, because a child inherits its parent's
+   ru_maxrss): peak resident memory (ru_maxrss) of the child, and the part of it reached after
+   the imports and after setting up the model and batch (for SpeechT5, loading the checkpoint);
+   the median wall and CPU seconds per step of `--steps` after one warm-up step. Ratios are e2e /
+   text. All runs use 2 torch threads; on a busy machine compare CPU seconds.
 
 Figures are printed and written to `--output` (default runs/bench/audio_pipeline.json).
 """
@@ -241,9 +244,10 @@ def run_step(which: str, fid2qid: Path, speech_model: str, steps: int) -> dict:
         "parameters_m": sum(p.numel() for p in model.parameters()) / 1e6,
         "trainable_parameters_m": sum(p.numel() for p in parameters) / 1e6,
         "seconds_per_step": statistics.median(times[1:]),
+        "cpu_seconds_per_step": statistics.median(cpu_times[1:]),
         "step_seconds": times,
         "step_cpu_seconds": cpu_times,
-        "loss": float(loss),
+        "loss": loss.item(),
         "rss_after_import_mb": after_import,
         "peak_rss_setup_mb": after_setup,
         "peak_rss_mb": rss_mb(),
@@ -251,13 +255,67 @@ def run_step(which: str, fid2qid: Path, speech_model: str, steps: int) -> dict:
     }
 
 
-def child(which: str, fid2qid: Path, speech_model: str, steps: int) -> dict:
-    cmd = [sys.executable, __file__, "--child", which, "--fid2qid", str(fid2qid), "--speech-model", speech_model,
-           "--steps", str(steps)]
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    if done.returncode != 0:
-        sys.exit(f"{which} run failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def prepare(questions: int, audio_dir: str, workers: int, batching_epochs: int) -> dict:
+    """Stages 1-3: the spoken set, loading and batching figures."""
+    import torch
+    from allennlp.data import Vocabulary
+
+    import srcframework  # noqa: F401
+
+    torch.set_num_threads(THREADS)
+    fid2qid, summary = make_audio_set(questions, Path(audio_dir) / f"first{questions}", workers)
+    loading, instances = measure_loading(fid2qid)
+    batching = measure_batching(fid2qid, Vocabulary.from_instances(instances), batching_epochs)
+    return {"fid2qid": str(fid2qid), "synthesis": summary, "loading": loading, "batching": batching}
+
+
+def write_checkpoints(folder: str, tiny: bool) -> dict:
+    """The real-size (and tiny) SpeechT5 checkpoints, written into `folder`: {name: path}."""
+    import srcframework  # noqa: F401
+
+    paths = {"real": Path(folder) / "speecht5"}
+    write_real_speecht5(paths["real"])
+    if tiny:
+        paths["tiny"] = Path(folder) / "speecht5_tiny"
+        write_tiny_speecht5(paths["tiny"])
+    return {name: str(path) for name, path in paths.items()}
+
+
+def vm_hwm_mb() -> float:
+    """This process's peak resident memory as /proc/self/status reports it (VmHWM; reset by exec,
+    unlike ru_maxrss), in MB; 0 where there is no /proc."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def child(mode: str, arguments: list, capture: bool = True) -> dict:
+    """Runs this script in `mode` in a fresh process and returns the dict it writes. The parent
+    imports neither torch nor srcframework, so the peak resident memory (ru_maxrss, which a child
+    inherits from its parent across fork and exec) that a child reports is its own."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = Path(tmp) / "result.json"
+        cmd = [sys.executable, __file__, "--child", mode, "--result", str(result), *arguments]
+        done = subprocess.run(cmd, capture_output=capture, text=True, cwd=ROOT)
+        if done.returncode != 0:
+            sys.exit(f"{mode} run failed" + (f":\n{done.stderr[-3000:]}" if capture else ""))
+        return json.loads(result.read_text())
+
+
+def run_child(args) -> None:
+    if args.child == "prepare":
+        result = prepare(args.questions, args.audio_dir, args.workers, args.batching_epochs)
+    elif args.child == "checkpoints":
+        result = write_checkpoints(args.models_dir, not args.no_tiny)
+    else:
+        result = run_step(args.child, Path(args.fid2qid), args.speech_model, args.steps)
+        result["vm_hwm_mb"] = vm_hwm_mb()
+    Path(args.result).write_text(json.dumps(result))
 
 
 def main() -> None:
@@ -270,47 +328,42 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="synthesis processes")
     parser.add_argument("--audio-dir", default=str(ROOT / "runs" / "bench" / "audio_set"))
     parser.add_argument("--output", default=str(ROOT / "runs" / "bench" / "audio_pipeline.json"))
-    parser.add_argument("--child", choices=sorted(MODELS), help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=["prepare", "checkpoints", *MODELS], help=argparse.SUPPRESS)
+    parser.add_argument("--result", help=argparse.SUPPRESS)
     parser.add_argument("--fid2qid", help=argparse.SUPPRESS)
     parser.add_argument("--speech-model", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--models-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(run_step(args.child, Path(args.fid2qid), args.speech_model, args.steps)))
+        run_child(args)
         return
     if args.questions < BATCH_SIZE:
         parser.error(f"--questions must be at least {BATCH_SIZE}")
     if args.steps < 1:
         parser.error("--steps must be at least 1")
-
-    import torch
-    from allennlp.data import Vocabulary
-
-    import srcframework  # noqa: F401
-
-    torch.set_num_threads(THREADS)
     figures = {"questions": args.questions, "voices": VOICES, "batch_size": BATCH_SIZE, "threads": THREADS}
 
-    folder = Path(args.audio_dir) / f"first{args.questions}"
-    fid2qid, summary = make_audio_set(args.questions, folder, args.workers)
-    figures["synthesis"] = summary
-    print(f"spoken set: {summary['questions']} questions, {summary['total_audio_seconds']:.0f} s of audio in {folder} "
-          f"({summary['synthesized_now']} synthesized now, {summary['reused']} reused)", flush=True)
+    prepared = child("prepare", ["--questions", str(args.questions), "--audio-dir", args.audio_dir,
+                                 "--workers", str(args.workers), "--batching-epochs", str(args.batching_epochs)],
+                     capture=False)
+    fid2qid, summary = prepared.pop("fid2qid"), prepared["synthesis"]
+    figures.update(prepared)
+    print(f"spoken set: {summary['questions']} questions, {summary['total_audio_seconds']:.0f} s of audio in "
+          f"{Path(fid2qid).parent} ({summary['synthesized_now']} synthesized now, {summary['reused']} reused)")
 
-    loading, instances = measure_loading(fid2qid)
-    figures["loading"] = loading
+    loading = prepared["loading"]
     print(f"\nloading (squad_src reader): {loading['instances']} questions, {loading['audio_seconds']:.0f} s of audio "
           f"(mean {loading['mean_question_seconds']:.2f} s) in {loading['reader_wall_seconds']:.2f} s: "
           f"{loading['reader_audio_seconds_per_second']:.0f} audio s/s; audio indexer alone "
-          f"{loading['indexer_audio_seconds_per_second']:.0f} audio s/s", flush=True)
+          f"{loading['indexer_audio_seconds_per_second']:.0f} audio s/s")
 
-    batching = measure_batching(fid2qid, Vocabulary.from_instances(instances), args.batching_epochs)
-    figures["batching"] = batching
-    bucket, plain = batching["bucket"], batching["random"]
+    bucket, plain = prepared["batching"]["bucket"], prepared["batching"]["random"]
     print(f"\nbatching: MultiProcessDataLoader, batch {BATCH_SIZE}, num_workers 0, {args.batching_epochs} passes "
           f"(baseline: shuffled batches)")
-    print("| batches | audio s batched / s | padding fraction |\n|---|---:|---:|")
-    print(f"| shuffled (baseline) | {plain['audio_seconds_per_second']:.0f} | {plain['padding_fraction']:.3f} |")
-    print(f"| bucket on question | {bucket['audio_seconds_per_second']:.0f} | {bucket['padding_fraction']:.3f} |")
+    print("| batches | audio s batched / s | per CPU s | padding fraction |\n|---|---:|---:|---:|")
+    for name, row in (("shuffled (baseline)", plain), ("bucket on question", bucket)):
+        print(f"| {name} | {row['audio_seconds_per_second']:.0f} | {row['audio_seconds_per_cpu_second']:.0f} | "
+              f"{row['padding_fraction']:.3f} |")
     ratios = {
         "batching_speed_bucket_over_random": bucket["audio_seconds_per_second"] / plain["audio_seconds_per_second"],
         "padding_bucket_over_random": bucket["padding_fraction"] / plain["padding_fraction"] if plain["padding_fraction"] else None,
@@ -322,29 +375,31 @@ def main() -> None:
     if not args.skip_memory:
         runs = {}
         with tempfile.TemporaryDirectory() as tmp:
-            real, tiny = Path(tmp) / "speecht5", Path(tmp) / "speecht5_tiny"
-            write_real_speecht5(real)
-            plan = [("text", ""), ("e2e", str(real)), ("e2e_frozen", str(real))]
-            if not args.no_tiny:
-                write_tiny_speecht5(tiny)
-                plan.append(("e2e_tiny", str(tiny)))
+            checkpoints = child("checkpoints", ["--models-dir", tmp] + (["--no-tiny"] if args.no_tiny else []))
+            plan = [("text", ""), ("e2e", checkpoints["real"]), ("e2e_frozen", checkpoints["real"])]
+            if "tiny" in checkpoints:
+                plan.append(("e2e_tiny", checkpoints["tiny"]))
             for which, speech_model in plan:
-                runs[which] = child(which, fid2qid, speech_model, args.steps)
+                runs[which] = child(which, ["--fid2qid", fid2qid, "--speech-model", speech_model, "--steps", str(args.steps)])
                 print(f"{which}: {runs[which]['seconds_per_step']:.2f} s/step, peak RSS {runs[which]['peak_rss_mb']:.0f} MB",
                       flush=True)
         figures["training_step"] = runs
         print(f"\none training step (forward, backward, Adam), batch of {BATCH_SIZE} questions of 5.0 s "
               f"(text: the same questions as text), their XQuAD contexts; median of {args.steps} after 1 warm-up; "
               f"{runs['text']['threads']} threads; baseline: text BiDAF")
-        print("| model | params M (trainable) | s/step | peak RSS MB | peak RSS after setup MB |\n|---|---:|---:|---:|---:|")
+        print("| model | params M (trainable) | s/step | CPU s/step | peak RSS MB | after imports | after setup |\n"
+              "|---|---:|---:|---:|---:|---:|---:|")
         for which, run in runs.items():
             print(f"| {MODELS[which]} | {run['parameters_m']:.1f} ({run['trainable_parameters_m']:.1f}) | "
-                  f"{run['seconds_per_step']:.2f} | {run['peak_rss_mb']:.0f} | {run['peak_rss_setup_mb']:.0f} |")
+                  f"{run['seconds_per_step']:.2f} | {run['cpu_seconds_per_step']:.2f} | {run['peak_rss_mb']:.0f} | "
+                  f"{run['rss_after_import_mb']:.0f} | {run['peak_rss_setup_mb']:.0f} |")
         text = runs["text"]
         for which in [w for w in runs if w != "text"]:
             ratios[f"time_{which}_over_text"] = runs[which]["seconds_per_step"] / text["seconds_per_step"]
+            ratios[f"cpu_time_{which}_over_text"] = runs[which]["cpu_seconds_per_step"] / text["cpu_seconds_per_step"]
             ratios[f"memory_{which}_over_text"] = runs[which]["peak_rss_mb"] / text["peak_rss_mb"]
-            print(f"ratio {which}/text: time {ratios[f'time_{which}_over_text']:.1f}, "
+            print(f"ratio {which}/text: time {ratios[f'time_{which}_over_text']:.1f} "
+                  f"(CPU time {ratios[f'cpu_time_{which}_over_text']:.1f}), "
                   f"peak memory {ratios[f'memory_{which}_over_text']:.2f}")
     figures["ratios"] = ratios
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)

@@ -108,8 +108,8 @@ class SpanQA(Model):
                 output["id"].append(meta["id"])
                 output["answers"].append(meta.get("answers") or [])
                 output["question"].append(meta.get("question"))
-                # the question before any noise; a clean question is its own original
-                output["original_question"].append(meta.get("original_question") or meta.get("question"))
+                # the question before noise or ASR; None for a clean or spoken (audio) question
+                output["original_question"].append(meta.get("original_question"))
                 output["groups"].append(question_groups(meta))
                 self._squad(answer, meta.get("answers") or [])
         return output

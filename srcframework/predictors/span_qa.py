@@ -1,6 +1,6 @@
 import json
 import os
-from typing import Optional
+from typing import List, Optional
 
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
@@ -50,6 +50,14 @@ class SpanQAPredictor(Predictor):
             json_dict["question"], json_dict["context"], question_id=json_dict.get("id")
         )
 
+    def predict_instance(self, instance: Instance) -> JsonDict:
+        return self.predict_batch_instance([instance])[0]
+
+    def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
+        # sanitize() would write None as the string "None": absent values are left out instead
+        outputs = self._model.forward_on_instances(instances)
+        return [sanitize({key: value for key, value in output.items() if value is not None}) for output in outputs]
+
     def _write_official(self, qid: str, answer: str) -> None:
         handle = self._official
         handle.seek(-1, os.SEEK_END)
@@ -72,6 +80,5 @@ class SpanQAPredictor(Predictor):
         }
         if self._official is not None and line["id"] is not None:
             self._write_official(line["id"], line["best_span_str"])
-        # sanitize() writes None as the string "None"; absent values are left out instead
         line = {key: sanitize(value) for key, value in line.items() if value is not None}
         return json.dumps(line, ensure_ascii=False) + "\n"
