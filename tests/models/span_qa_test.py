@@ -63,3 +63,68 @@ class TestSpanQA(ModelTestCase):
         params["model"]["span_head"]["input_dim"] = 12
         with pytest.raises(ValueError, match="context_encoder output size 10 != span_head input size 12"):
             Model.from_params(vocab=self.vocab, params=params["model"])
+
+
+@pytest.fixture(scope="class")
+def spoken_questions(request, tmp_path_factory):
+    """Six questions of squad_tiny.json spoken by three flite voices in a SQuAD-SRC-layout folder,
+    and a tiny random SpeechT5, named to the e2e fixture config through its extVars."""
+    import json
+    import os
+    import shutil
+
+    from srcframework.data.squad_src_layout import wav_name, write_fid2qid, write_speaker_table, Speaker
+    from srcframework.speech.audio import write_wav_atomic
+    from srcframework.speech.flite import FliteSynthesizer
+    from tests.tiny_models import tiny_checkpoint
+
+    folder = tmp_path_factory.mktemp("e2e_src")
+    voices = [("SPK101", "kal16", "US", "M"), ("SPK103", "awb", "UK", "M"), ("SPK105", "slt", "US", "F")]
+    questions = [qa for article in json.loads((FIXTURES / "squad_tiny.json").read_text())["data"]
+                 for paragraph in article["paragraphs"] for qa in paragraph["qas"]][:6]
+    rows = []
+    for number, qa in enumerate(questions, 1):
+        speaker, voice = voices[number % 3][:2]
+        waveform, rate = FliteSynthesizer(voice).synthesize(qa["question"])
+        fid = f"DEV{number:06d}"
+        write_wav_atomic(str(folder / "wavs" / wav_name(fid, speaker)), waveform, rate)
+        rows.append((fid, qa["id"]))
+    write_fid2qid(str(folder / "fid2qid_dev.csv"), rows)
+    write_speaker_table(str(folder / "speakers.tsv"), [Speaker(s, c, g, "flite:" + v) for s, v, c, g in voices])
+    shutil.copy(FIXTURES / "squad_tiny.json", folder / "squad.json")
+    saved = {name: os.environ.get(name) for name in ("TINY_SRC_DIR", "TINY_SPEECHT5")}
+    os.environ["TINY_SRC_DIR"] = str(folder)
+    os.environ["TINY_SPEECHT5"] = tiny_checkpoint(tmp_path_factory, "speecht5")
+    request.cls.src_dir = folder
+    yield folder
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.mark.usefixtures("spoken_questions")
+class TestSpanQASpokenQuestions(ModelTestCase):
+    """The same span_qa model and bi_attention head with an audio question (SpeechT5)."""
+
+    def setup_method(self):
+        super().setup_method()
+        self.set_up_model(FIXTURES / "e2e_tiny.jsonnet", self.src_dir / "fid2qid_dev.csv")
+
+    def test_train_save_load_predict_consistency(self):
+        self.ensure_model_can_train_save_and_load(self.param_file, tolerance=1e-4)
+
+    def test_batch_predictions_are_consistent(self):
+        self.ensure_batch_predictions_are_consistent(keys_to_ignore=["loss"])
+
+    def test_outputs_carry_speaker_groups(self):
+        self.model.eval()
+        batch = Batch(self.instances)
+        batch.index_instances(self.vocab)
+        output = self.model(**batch.as_tensor_dict())
+        assert {g["speaker"] for g in output["groups"]} == {"SPK101", "SPK103", "SPK105"}
+        assert {g["country"] for g in output["groups"]} == {"US", "UK"}
+        assert all(answer in instance["metadata"]["context"]
+                   for answer, instance in zip(output["best_span_str"], self.instances))
+        assert type(self.model.question_encoder).__name__ == "SpeechT5AudioEncoder"
