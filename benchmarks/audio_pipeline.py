@@ -1,7 +1,7 @@
 """The spoken-question pipeline, stage by stage: loading, batching, and one training step of the
 end-to-end SpeechT5 model against the text BiDAF baseline.
 
-    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/audio_pipeline.py [--questions 128] [--steps 3]
+    .venv/bin/python benchmarks/audio_pipeline.py [--questions 128] [--steps 3] [--skip-memory]
 
 1. Spoken test set: the first `--questions` questions of XQuAD-en, read by 4 voices in turn
    (flite kal16, awb, slt; eSpeak NG en-029) with `synthesize_questions` into
@@ -22,7 +22,8 @@ end-to-end SpeechT5 model against the text BiDAF baseline.
    tests/tiny_models.py. Each model runs in its own process (so does every other stage; this
    parent process imports neither torch nor srcframework, because a child inherits its parent's
    ru_maxrss): peak resident memory (ru_maxrss) of the child, and the part of it reached after
-   the imports and after setting up the model and batch (for SpeechT5, loading the checkpoint);
+   the imports and after setting up the model and batch (SpeechT5's weights stay memory-mapped
+   from the checkpoint file and count once a step touches them);
    the median wall and CPU seconds per step of `--steps` after one warm-up step. Ratios are e2e /
    text. All runs use 2 torch threads; on a busy machine compare CPU seconds.
 
@@ -120,16 +121,14 @@ def measure_batching(fid2qid: Path, vocab, epochs: int) -> dict:
 
     from srcframework.data.fields.audio_field import padding_fraction
 
-    loaders = {
-        "random": lambda reader: MultiProcessDataLoader(reader, str(fid2qid), batch_size=BATCH_SIZE, shuffle=True, quiet=True),
-        "bucket": lambda reader: MultiProcessDataLoader(
-            reader, str(fid2qid), batch_sampler=BucketBatchSampler(batch_size=BATCH_SIZE, sorting_keys=["question"]), quiet=True
-        ),
+    samplers = {
+        "random": lambda: {"batch_size": BATCH_SIZE, "shuffle": True},
+        "bucket": lambda: {"batch_sampler": BucketBatchSampler(batch_size=BATCH_SIZE, sorting_keys=["question"])},
     }
     figures = {}
-    for name, make in loaders.items():
+    for name, sampler in samplers.items():
         random.seed(0)
-        loader = make(e2e_reader())
+        loader = MultiProcessDataLoader(e2e_reader(), str(fid2qid), quiet=True, **sampler())
         for _ in loader.iter_instances():  # read and cache the instances
             pass
         loader.index_with(vocab)
@@ -169,8 +168,8 @@ def step_instances(fid2qid: Path, text: bool) -> list:
         reader = DatasetReader.from_params(Params(libsonnet("bidaf.reader()")))
         for instance in instances:
             meta = instance["metadata"].metadata
-            text_instance = reader.text_to_instance(meta["question"], meta["context"], context_tokens=instance["context"].tokens)
-            instance.fields["question"] = text_instance["question"]
+            as_text = reader.text_to_instance(meta["question"], meta["context"], context_tokens=instance["context"].tokens)
+            instance.fields["question"] = as_text["question"]
         return instances
     for instance in instances:
         waveform = instance["question"].waveform[:STEP_SAMPLES]
@@ -366,7 +365,9 @@ def main() -> None:
               f"{row['padding_fraction']:.3f} |")
     ratios = {
         "batching_speed_bucket_over_random": bucket["audio_seconds_per_second"] / plain["audio_seconds_per_second"],
-        "padding_bucket_over_random": bucket["padding_fraction"] / plain["padding_fraction"] if plain["padding_fraction"] else None,
+        "padding_bucket_over_random": (
+            bucket["padding_fraction"] / plain["padding_fraction"] if plain["padding_fraction"] else None
+        ),
     }
     padding_ratio = ratios["padding_bucket_over_random"]
     print(f"ratio bucket/shuffled: speed {ratios['batching_speed_bucket_over_random']:.2f}, padding "
@@ -393,6 +394,7 @@ def main() -> None:
             print(f"| {MODELS[which]} | {run['parameters_m']:.1f} ({run['trainable_parameters_m']:.1f}) | "
                   f"{run['seconds_per_step']:.2f} | {run['cpu_seconds_per_step']:.2f} | {run['peak_rss_mb']:.0f} | "
                   f"{run['rss_after_import_mb']:.0f} | {run['peak_rss_setup_mb']:.0f} |")
+        print("(SpeechT5 weights are memory-mapped from the checkpoint: they count in RSS once a step reads them)")
         text = runs["text"]
         for which in [w for w in runs if w != "text"]:
             ratios[f"time_{which}_over_text"] = runs[which]["seconds_per_step"] / text["seconds_per_step"]

@@ -14,7 +14,8 @@ OUT_DIR/
 A pair's key is the sha256 of the archive's sha256, the data's fingerprint (a file's sha256; a
 folder's list of relative paths, sizes and modification times; a generated set's config key), the
 dataset-reader params (and the fingerprints of the files they name) and the `original` file's
-sha256. A pair whose `scores.json` holds the current key is not run again. `predictions.jsonl`
+sha256. An audio set read from a file (a fid2qid csv) also fingerprints the folder around it,
+where its recordings lie. A pair whose `scores.json` holds the current key is not run again. `predictions.jsonl`
 and then `scores.json` are each written atomically (temporary file, then rename), so a killed run
 leaves complete pairs and nothing half-written that a rerun would trust.
 """
@@ -108,6 +109,8 @@ def pair_key(study: Study, model: str, test_set: str, out_dir: str, fingerprints
         data = "generated:" + generated_set_path(out_dir, spec, fingerprints)[1]
     else:
         data = fingerprints(spec.data)
+        if spec.input == "audio" and os.path.isfile(spec.data):  # e.g. fid2qid_dev.csv, with wavs/ beside it
+            data += " " + fingerprints(os.path.dirname(os.path.abspath(spec.data)))
     reader_files = {path: fingerprints(path) for path in referenced_paths(spec.dataset_reader)}
     payload = {
         "format": SCORES_FORMAT,

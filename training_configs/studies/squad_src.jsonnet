@@ -4,16 +4,18 @@
 //   writes, each question with its speaker, country, gender and original_question) answered by
 //   a text model;
 // - end-to-end: the recordings themselves, read by the `squad_src` reader (the e2e archive's
-//   validation reader), answered by a model with an audio question encoder.
-// The end-to-end set's question noise is taken from the transcripts of the same recordings.
-// Run from the repository root:
+//   validation reader, which names the SQuAD file), answered by a model with an audio question
+//   encoder.
+// The end-to-end set's question noise is taken from the transcripts of the same recordings; the
+// text model's drop is measured from its F1 on the clean SQuAD dev questions. From the
+// repository root:
+//   allennlp transcribe ../shared/data/squad_src runs/squad_src/transcripts.json --recognizer pocketsphinx
 //   allennlp compare training_configs/studies/squad_src.jsonnet -o runs/studies/squad_src
-// Variables: TEXT_ARCHIVE, E2E_ARCHIVE, SQUAD_SRC_AUDIO (the SQuAD-SRC folder: fid2qid_dev.csv,
-// speakers.tsv, wavs/), SQUAD_SRC_TRANSCRIPTS, SHARED_DATA (../shared/data). To read the audio
-// with other settings than the archive's, give the `spoken` set a `dataset_reader`
-// ({ type: 'squad_src', ... }).
+// Variables: TEXT_ARCHIVE, E2E_ARCHIVE, SRC_TRANSCRIPTS (the transcripts file), SRC_DEV
+// (fid2qid_dev.csv of the SQuAD-SRC folder, wavs/ beside it), SHARED_DATA (../shared/data). To
+// read the audio with other settings than the archive's, give the `spoken` set a
+// `dataset_reader` ({ type: 'squad_src', squad_file: ..., ... }).
 local data = std.extVar('SHARED_DATA');
-local squad_dev = data + '/squad/dev-v1.1.json';
 
 {
   models: {
@@ -21,15 +23,10 @@ local squad_dev = data + '/squad/dev-v1.1.json';
     e2e: { archive: std.extVar('E2E_ARCHIVE'), input: 'audio', batch_size: 16, order: 1 },
   },
   test_sets: {
-    clean: { data: squad_dev, interface: 'clean', kind: 'natural' },
-    cascaded: {
-      data: std.extVar('SQUAD_SRC_TRANSCRIPTS'),
-      original: squad_dev,
-      interface: 'asr',
-      kind: 'natural',
-    },
+    clean: { data: data + '/squad/dev-v1.1.json', interface: 'clean', kind: 'natural' },
+    cascaded: { data: std.extVar('SRC_TRANSCRIPTS'), interface: 'asr', kind: 'natural' },
     spoken: {
-      data: std.extVar('SQUAD_SRC_AUDIO'),
+      data: std.extVar('SRC_DEV'),
       input: 'audio',
       interface: 'accent',
       kind: 'natural',
