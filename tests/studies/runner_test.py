@@ -281,3 +281,19 @@ def test_noisy_set_without_originals_needs_the_clean_file(tiny_archive, tmp_path
     noise = json.loads((tmp_path / "out" / "results.json").read_text())["test_sets"][0]["question_noise"]
     expected = set_statistics(str(bare), TINY)
     assert noise["wer"] == pytest.approx(expected["wer"]) and noise["changed"] == expected["changed"] > 0
+
+
+def test_audio_set_key_covers_the_recordings_beside_its_file(tmp_path):
+    folder = tmp_path / "src"
+    (folder / "wavs").mkdir(parents=True)
+    (folder / "fid2qid_dev.csv").write_text("DEV000001\tq1\n")
+    (folder / "wavs" / "DEV000001_SPK001.wav").write_bytes(b"RIFF0")
+    study = study_from_dict({
+        "models": {"e2e": {"archive": str(FIXTURES / "bidaf_tiny.jsonnet"), "input": "audio"}},
+        "test_sets": {"spoken": {"data": str(folder / "fid2qid_dev.csv"), "input": "audio", "interface": "accent",
+                                 "kind": "natural"}},
+    })
+    key = runner.pair_key(study, "e2e", "spoken", str(tmp_path / "out"), runner.Fingerprints())
+    assert runner.pair_key(study, "e2e", "spoken", str(tmp_path / "out"), runner.Fingerprints()) == key
+    (folder / "wavs" / "DEV000001_SPK001.wav").write_bytes(b"RIFF01")  # a recording replaced
+    assert runner.pair_key(study, "e2e", "spoken", str(tmp_path / "out"), runner.Fingerprints()) != key

@@ -145,10 +145,11 @@ def test_noiseqa_xquad_study_names_existing_files():
 
 
 def test_squad_src_study_pairs_cascaded_and_end_to_end():
-    variables = {"TEXT_ARCHIVE": "t.tar.gz", "E2E_ARCHIVE": "e.tar.gz", "SQUAD_SRC_AUDIO": "src",
-                 "SQUAD_SRC_TRANSCRIPTS": "transcripts.json"}
+    variables = {"TEXT_ARCHIVE": "t.tar.gz", "E2E_ARCHIVE": "e.tar.gz", "SRC_DEV": "src/fid2qid_dev.csv",
+                 "SRC_TRANSCRIPTS": "transcripts.json"}
     study = load_study(str(ROOT / "training_configs/studies/squad_src.jsonnet"), ext_vars=variables, require_files=False)
     assert list(study.models) == ["text", "e2e"]
     assert study.pairs == [("text", "clean"), ("text", "cascaded"), ("e2e", "spoken")]
     assert study.test_sets["cascaded"].reference == "clean"
     assert study.test_sets["spoken"].wer_from == "cascaded" and study.test_sets["spoken"].input == "audio"
+    assert study.test_sets["spoken"].data == "src/fid2qid_dev.csv"
