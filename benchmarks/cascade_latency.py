@@ -36,7 +36,7 @@ def spoken_questions(src: str, count: int):
     recordings, _ = find_recordings(src)
     questions = {q.qid: q for q in iter_questions(os.path.join(src, "squad.json"), require_answers=False)}
     rows = [(fid, qid) for fid, qid in read_fid2qid(os.path.join(src, "fid2qid_dev.csv")) if fid in recordings]
-    return [(recordings[fid][0], questions[qid]) for fid, qid in rows[:count]]
+    return [(recordings[fid][1], questions[qid]) for fid, qid in rows[:count]]
 
 
 def cascade(args) -> dict:
