@@ -38,10 +38,11 @@ class SynthesizeSpeech(Subcommand):
         subparser.add_argument("out_dir", help="folder to write")
         subparser.add_argument(
             "--voices", default=",".join(DEFAULT_VOICES),
-            help=f"comma-separated voices, one speaker each (default: %(default)s); known: {', '.join(VOICES)}",
+            help=f"comma-separated voices, one speaker each; known: {', '.join(VOICES)}",
         )
         subparser.add_argument(
-            "--split", default="dev", help="split name (letters only): fid2qid_<split>.csv and file ids (default: %(default)s)"
+            "--split", default="dev",
+            help="split (letters): names fid2qid_<split>.csv and the file ids",
         )
         subparser.add_argument("--workers", type=int, default=1, help="parallel worker processes")
         subparser.add_argument("--limit", type=int, default=None, help="only the first K questions")

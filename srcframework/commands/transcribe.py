@@ -39,11 +39,14 @@ def add_transcription_arguments(subparser: argparse.ArgumentParser) -> None:
     """The options `transcribe` and `cascade` share."""
     subparser.add_argument(
         "--recognizer", default="pocketsphinx",
-        help='a registered SpeechRecognizer name (default: %(default)s) or a JSON config such as '
+        help='a registered SpeechRecognizer name or a JSON config such as '
              '\'{"type": "wav2vec2_ctc", "model_name_or_path": "DIR"}\'',
     )
-    subparser.add_argument("--split", default="dev", help="reads fid2qid_<split>.csv (default: %(default)s)")
-    subparser.add_argument("--squad", default=None, help="the questions' SQuAD file (default: SRC_DIR/squad.json)")
+    subparser.add_argument("--split", default="dev", help="reads fid2qid_<split>.csv")
+    subparser.add_argument(
+        "--squad", default=None,
+        help="the questions' SQuAD file (default: SRC_DIR/squad_<split>.json, else SRC_DIR/squad.json)",
+    )
     subparser.add_argument("--workers", type=int, default=1, help="parallel worker processes")
     subparser.add_argument("--batch-size", type=int, default=8, help="recordings per recognizer call")
     subparser.add_argument("--no-progress", action="store_true")

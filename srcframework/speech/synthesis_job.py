@@ -12,8 +12,10 @@ is readable, so a killed run loses nothing and redoes nothing. `synthesis_<split
 configuration first (a rerun with another configuration into the same folder is refused) and the
 summary at the end; `fid2qid_<split>.csv`, `speakers.tsv` and `squad.json` (the input restricted to
 the synthesised questions) are written atomically once every WAV exists, so a folder with its
-fid2qid file is complete. Temporary files that a killed run leaves in `wavs/` are removed by the
-next run (so do not run two jobs on one folder at the same time).
+fid2qid file is complete. Several splits can share a folder (and its speaker table): where
+`squad.json` already holds another split's questions, the copy goes to `squad_<split>.json`, the
+name the `squad_src` reader and `transcribe` look for first. Temporary files that a killed run
+leaves in `wavs/` are removed by the next run (so do not run two jobs on one folder at the same time).
 """
 import glob
 import hashlib
@@ -80,6 +82,17 @@ def restrict_dataset(dataset: dict, keep_ids: set) -> dict:
         if paragraphs:
             out["data"].append(dict(article, paragraphs=paragraphs))
     return out
+
+
+def squad_copy_path(out_dir: str, split: str, squad_copy: dict) -> str:
+    """`OUT_DIR/squad.json`, unless that holds other questions (another split's): then
+    `OUT_DIR/squad_<split>.json`."""
+    path = os.path.join(out_dir, SQUAD_COPY_NAME)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            if json.load(handle) != squad_copy:
+                return os.path.join(out_dir, f"squad_{split}.json")
+    return path
 
 
 def wav_is_done(path: str) -> bool:
@@ -214,7 +227,8 @@ def synthesize_questions(
     for qid in dropped:
         logger.warning("%s: the voice said nothing for question %s; it is left out", squad_path, qid)
     total_seconds = sum(soundfile.info(paths[fid]).frames for fid, _, _ in kept) / SAMPLE_RATE
-    write_json_atomic(os.path.join(out_dir, SQUAD_COPY_NAME), restrict_dataset(dataset, {q.qid for _, q, _ in kept}))
+    squad_copy = restrict_dataset(dataset, {q.qid for _, q, _ in kept})
+    write_json_atomic(squad_copy_path(out_dir, split, squad_copy), squad_copy)
     speaker_table = os.path.join(out_dir, SPEAKER_TABLE_NAME)
     write_speaker_table(speaker_table, _merge_speakers(speaker_table, voices))
     write_fid2qid(os.path.join(out_dir, f"fid2qid_{split}.csv"), [(fid, q.qid) for fid, q, _ in kept])

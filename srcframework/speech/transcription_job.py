@@ -2,10 +2,11 @@
 `srcframework.data.squad_src_layout`) into a SQuAD-format file whose questions are the ASR
 transcripts, for `allennlp transcribe` and `allennlp cascade`.
 
-Every question of the SQuAD file (`--squad`, else `FOLDER/squad.json`) that `fid2qid_<split>.csv`
-gives a recording in `wavs/` is transcribed; the others are left out and counted (`no_audio`).
-Each output question keeps its reference text as `original_question` and carries `fid`,
-`speaker`, `country` and `gender` (from `speakers.tsv`, else SQuAD-SRC's own speaker table).
+Every question of the SQuAD file (`--squad`, else `FOLDER/squad_<split>.json` or
+`FOLDER/squad.json`) that `fid2qid_<split>.csv` gives a recording in `wavs/` is transcribed; the
+others are left out and counted (`no_audio`). Each output question keeps its reference text as
+`original_question` and carries `fid`, `speaker`, `country` and `gender` (from `speakers.tsv`,
+else SQuAD-SRC's own speaker table).
 Questions whose transcript is empty cannot be read as SQuAD questions; they are listed under
 `transcription.empty_transcripts` of the output instead of `data` (and count as all-deleted in
 the WER).
@@ -211,9 +212,13 @@ def transcribe_folder(
     params = parse_recognizer(recognizer)
     if workers < 1 or batch_size < 1:
         raise ValueError("workers and batch_size must be at least 1")
-    squad_path = squad_path or os.path.join(src_dir, "squad.json")
-    if not os.path.exists(squad_path):
-        raise FileNotFoundError(f"no SQuAD file: {squad_path} does not exist; give the questions' file with --squad")
+    if squad_path is None:
+        candidates = [os.path.join(src_dir, f"squad_{split}.json"), os.path.join(src_dir, "squad.json")]
+        squad_path = next((path for path in candidates if os.path.exists(path)), None)
+        if squad_path is None:
+            raise FileNotFoundError(f"no SQuAD file: neither {' nor '.join(candidates)} exists; give it with --squad")
+    elif not os.path.exists(squad_path):
+        raise FileNotFoundError(f"SQuAD file not found: {squad_path}")
     fid2qid_path = os.path.join(src_dir, f"fid2qid_{split}.csv")
     rows = read_fid2qid(fid2qid_path)
     speakers = speaker_table(src_dir)

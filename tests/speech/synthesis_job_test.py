@@ -105,10 +105,16 @@ def test_another_configuration_into_the_same_folder_is_refused(tmp_path):
         synthesize_questions(TINY, str(out), "flite:awb", limit=2, progress=False)
     with pytest.raises(ValueError, match="another configuration"):
         synthesize_questions(TINY, str(out), "flite:kal16", limit=3, progress=False)
-    # another split shares the speaker table
+    # another split shares the speaker table; its questions go to squad_train.json
+    dev_copy = (out / "squad.json").read_bytes()
     synthesize_questions(TINY, str(out), "flite:awb", split="train", limit=1, progress=False)
     assert read_fid2qid(str(out / "fid2qid_train.csv")) == [("TRAIN000001", "q1")]
     assert set(read_speaker_table(str(out / "speakers.tsv"))) == {"SPK101", "SPK103"}
+    assert (out / "squad.json").read_bytes() == dev_copy
+    train_copy = json.load(open(out / "squad_train.json"))
+    assert [qa["id"] for a in train_copy["data"] for p in a["paragraphs"] for qa in p["qas"]] == ["q1"]
+    synthesize_questions(TINY, str(out), "flite:kal16", limit=2, progress=False)  # dev again: same files
+    assert (out / "squad.json").read_bytes() == dev_copy
 
 
 def test_bad_arguments_are_clear_errors(tmp_path):

@@ -167,7 +167,7 @@ def test_clear_errors(folder, tmp_path):
     src = tmp_path / "src"
     shutil.copytree(folder, src)
     os.remove(src / "squad.json")
-    with pytest.raises(FileNotFoundError, match="--squad"):
+    with pytest.raises(FileNotFoundError, match="squad_dev.json nor .*squad.json exists; give it with --squad"):
         transcribe_folder(str(src), str(tmp_path / "t.json"), progress=False)
     with pytest.raises(FileNotFoundError, match="fid2qid_train.csv"):
         transcribe_folder(str(src), str(tmp_path / "t.json"), split="train", squad_path=TINY, progress=False)

@@ -19,7 +19,9 @@ def test_two_cpu_workers_train_the_tiny_bidaf(tmp_path):
     assert (serialization_dir / "model.tar.gz").is_file()
     assert (serialization_dir / "out_worker0.log").is_file() and (serialization_dir / "out_worker1.log").is_file()
     metrics = json.loads((serialization_dir / "metrics.json").read_text())
-    assert metrics["training_epochs"] == 1 and metrics["training_loss"] > 0
+    # the fixture trains 2 epochs; "epoch" is the last one's index
+    assert metrics["epoch"] == 1 and metrics["training_loss"] > 0
+    assert "peak_worker_1_memory_MB" in metrics  # both workers reported
     # validation F1 was summed over both workers' halves of the data: it equals the archived model's
     # F1 on the whole validation file
     archive = load_archive(str(serialization_dir / "model.tar.gz"))
