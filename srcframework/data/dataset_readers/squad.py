@@ -94,6 +94,13 @@ class SquadReader(DatasetReader):
         self._reads = 0
         self.last_skipped: Counter = Counter()
 
+    def tokenize_context(self, context: str) -> List[Token]:
+        return self._tokenizer.tokenize(context)
+
+    def no_instance_reason(self) -> str:
+        """Why `text_to_instance` returned None for a question (counted in `last_skipped`)."""
+        return "answer lies beyond passage_length_limit"
+
     def _excluded_ids(self) -> set:
         if not self.exclude_question_ids_from:
             return set()
@@ -120,7 +127,7 @@ class SquadReader(DatasetReader):
                 skipped["id listed in exclude_question_ids_from"] += 1
                 continue
             if question.context is not last_context:
-                last_context, context_tokens = question.context, self._tokenizer.tokenize(question.context)
+                last_context, context_tokens = question.context, self.tokenize_context(question.context)
             instance = self.text_to_instance(
                 question.question,
                 question.context,
@@ -131,7 +138,7 @@ class SquadReader(DatasetReader):
                 extra=dict(question.extra, title=question.title),
             )
             if instance is None:
-                skipped["answer lies beyond passage_length_limit"] += 1
+                skipped[self.no_instance_reason()] += 1
                 continue
             kept += 1
             yield instance

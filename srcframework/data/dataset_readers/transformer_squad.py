@@ -1,20 +1,14 @@
-import logging
 from collections import Counter
 from dataclasses import replace
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-from allennlp.common.file_utils import cached_path
 from allennlp.data import DatasetReader, Instance
 from allennlp.data.fields import IndexField, ListField, MetadataField, TextField
 from allennlp.data.token_indexers import PretrainedTransformerIndexer
 from allennlp.data.tokenizers import PretrainedTransformerTokenizer, Token
 
 from srcframework.data.dataset_readers.squad import SquadReader, char_span_to_token_span
-from srcframework.data.errors import DatasetError
-from srcframework.data.squad_file import iter_questions, load_squad_json
 from srcframework.noise.noise_source import NoiseSource
-
-logger = logging.getLogger(__name__)
 
 
 def window_starts(num_context: int, space: int, stride: int, max_windows: int) -> List[int]:
@@ -124,51 +118,14 @@ class TransformerSquadReader(DatasetReader):
         self._reads = 0
         self.last_skipped: Counter = Counter()
 
-    # the id exclusion and the noise augmentation are those of `squad_v1`
+    # reading, id exclusion and noise augmentation are those of `squad_v1`; only the context
+    # tokenisation and the instances differ
+    _read = SquadReader._read
     _excluded_ids = SquadReader._excluded_ids
     _noised = SquadReader._noised
 
-    def _read(self, file_path: str) -> Iterable[Instance]:
-        try:
-            local_path = cached_path(file_path)
-        except FileNotFoundError:
-            raise DatasetError(file_path, "file not found") from None
-        dataset = load_squad_json(local_path)
-        excluded = self._excluded_ids()
-        skipped: Counter = Counter()
-        last_context, context_tokens = None, None
-        kept = 0
-        questions = iter_questions(file_path, dataset, self.skip_invalid, skipped)
-        questions = self.shard_iterable(questions)
-        if self.question_noise is not None:
-            questions = self._noised(questions, self.noise_seed + self._reads)
-        self._reads += 1
-        for question in questions:
-            if question.qid in excluded:
-                skipped["id listed in exclude_question_ids_from"] += 1
-                continue
-            if question.context is not last_context:
-                last_context, context_tokens = question.context, self.tokenize_context(question.context)
-            instance = self.text_to_instance(
-                question.question,
-                question.context,
-                question.answers,
-                question.answer_starts,
-                question_id=question.qid,
-                context_tokens=context_tokens,
-                extra=dict(question.extra, title=question.title),
-            )
-            if instance is None:
-                skipped[f"answer lies in none of the first {self.max_windows} windows"] += 1
-                continue
-            kept += 1
-            yield instance
-        self.last_skipped = skipped
-        if skipped:
-            reasons = "; ".join(f"{n} {reason}" for reason, n in skipped.most_common())
-            logger.warning("%s: read %d questions, skipped %d (%s)", file_path, kept, sum(skipped.values()), reasons)
-        else:
-            logger.info("%s: read %d questions", file_path, kept)
+    def no_instance_reason(self) -> str:
+        return f"answer lies in none of the first {self.max_windows} windows"
 
     def _tokenize(self, text: str, type_id: Optional[int]) -> List[Token]:
         """Wordpieces with character offsets (`idx`, `idx_end`) and the type id of their side of
