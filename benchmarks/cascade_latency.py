@@ -87,7 +87,9 @@ def cascade(args) -> dict:
 
 
 def transformer_training(args) -> dict:
-    """Windows/s of transformer_qa training steps (batch of `--train-batch` windows of 256)."""
+    """Windows/s of transformer_qa training steps: batches of `--train-batch` single-window questions,
+    every window padded to the reader's `length_limit` (256 wordpieces), the length a window of a
+    long context has."""
     import _jsonnet
     import torch
     from allennlp.common import Params
@@ -110,7 +112,11 @@ def transformer_training(args) -> dict:
         if len(batch.instances) < args.train_batch:
             batch = Batch(instances[: args.train_batch])
         batch.index_instances(model.vocab)
-        tensors = batch.as_tensor_dict(batch.get_padding_lengths())
+        lengths = batch.get_padding_lengths()
+        for key in lengths["windows"]:
+            if key.startswith("list_tokens___"):
+                lengths["windows"][key] = config["dataset_reader"]["length_limit"]
+        tensors = batch.as_tensor_dict(lengths)
         started = time.perf_counter()
         loss = model(**tensors)["loss"]
         loss.backward()

@@ -16,13 +16,14 @@ import glob
 import hashlib
 import json
 import logging
-import multiprocessing
 import os
 from typing import Dict, List, Optional, Tuple
 
 from allennlp.common import Params
 from tqdm import tqdm
 
+from srcframework.common.journal import JournalWriter, read_journal
+from srcframework.common.worker_pool import worker_results
 from srcframework.data.squad_file import load_squad_json
 from srcframework.noise.noise_source import NoiseSource
 
@@ -53,24 +54,11 @@ def collect_questions(dataset: dict) -> List[Tuple[str, str]]:
 
 
 def read_journals(output_path: str, key: str) -> Dict[str, str]:
+    """`{question id: noised question}` from every shard's journal of `output_path`."""
     done: Dict[str, str] = {}
     for journal in sorted(glob.glob(glob.escape(output_path) + ".journal-*.jsonl")):
-        with open(journal, encoding="utf-8") as handle:
-            lines = handle.read().split("\n")
-        header = json.loads(lines[0]) if lines and lines[0] else {}
-        if header.get("key") != key:
-            raise ValueError(
-                f"{journal} belongs to another noise configuration, seed or input file; "
-                "delete it (or choose another output path) to start afresh"
-            )
-        for line in lines[1:]:
-            if not line:
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                break  # the last line of a killed run may be cut short: that batch is redone
-            done[row["id"]] = row["noised"]
+        rows = read_journal(journal, key, "another noise configuration, seed or input file")
+        done.update((row["id"], row["noised"]) for row in rows)
     return done
 
 
@@ -144,31 +132,19 @@ def make_challenge_set(
     done = read_journals(output_path, key)
     todo = [pair for pair in mine if pair[0] not in done]
     journal_path = f"{output_path}.journal-{index}-of-{count}.jsonl"
-    fresh = not os.path.exists(journal_path)
     batches = [(todo[k : k + batch_size], seed) for k in range(0, len(todo), batch_size)]
-    with open(journal_path, "a", encoding="utf-8") as journal:
-        if fresh:
-            journal.write(json.dumps({"key": key, "noise": noise_params, "seed": seed}) + "\n")
-            journal.flush()
-        bar = tqdm(total=len(mine), initial=len(mine) - len(todo), desc="noising", unit="q", disable=not progress)
-        if workers > 1 and batches:
-            context = multiprocessing.get_context("spawn")
-            pool = context.Pool(workers, initializer=_init_worker, initargs=(noise_params,))
-            results = pool.imap(_noise_batch, batches)
-        else:
-            _init_worker(noise_params) if batches else None
-            pool, results = None, map(_noise_batch, batches)
+    header = {"key": key, "noise": noise_params, "seed": seed}
+    bar = tqdm(total=len(mine), initial=len(mine) - len(todo), desc="noising", unit="q", disable=not progress)
+    with JournalWriter(journal_path, header) as journal, worker_results(
+        _noise_batch, batches, workers, ordered=True, initializer=_init_worker, initargs=(noise_params,)
+    ) as results:
         try:
             for result in results:
-                journal.write("".join(json.dumps({"id": q, "noised": t}, ensure_ascii=False) + "\n" for q, t in result))
-                journal.flush()
-                os.fsync(journal.fileno())
+                journal.append({"id": q, "noised": t} for q, t in result)
                 done.update(result)
                 bar.update(len(result))
         finally:
             bar.close()
-            if pool is not None:
-                pool.terminate()
     meta = {"config": noise_params, "seed": seed, "input": os.path.basename(input_path), "key": key}
     if count > 1:
         shard_ids = {qid for qid, _ in mine}

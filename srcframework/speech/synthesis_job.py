@@ -21,7 +21,6 @@ import glob
 import hashlib
 import json
 import logging
-import multiprocessing
 import os
 import random
 import re
@@ -32,6 +31,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import soundfile
 from tqdm import tqdm
 
+from srcframework.common.worker_pool import worker_results
 from srcframework.data.squad_file import iter_questions, load_squad_json
 from srcframework.data.squad_src_layout import (
     AUDIO_FOLDER_NAME,
@@ -205,22 +205,15 @@ def synthesize_questions(
     todo = [(fid, v.name, q.question, paths[fid]) for fid, q, v in plan if not wav_is_done(paths[fid])]
     made_seconds, no_speech = 0.0, set()
     bar = tqdm(total=len(plan), initial=len(plan) - len(todo), desc="synthesizing", unit="q", disable=not progress)
-    pool = None
-    try:
-        if workers > 1 and len(todo) > 1:
-            pool = multiprocessing.get_context("spawn").Pool(min(workers, len(todo)))
-            results = pool.imap_unordered(_synthesize, todo)
-        else:
-            results = map(_synthesize, todo)
-        for fid, voice_name, seconds, _ in results:
-            made_seconds += seconds
-            if seconds == 0:
-                no_speech.add(fid)
-            bar.update(1)
-    finally:
-        bar.close()
-        if pool is not None:
-            pool.terminate()
+    with worker_results(_synthesize, todo, workers) as results:
+        try:
+            for fid, voice_name, seconds, _ in results:
+                made_seconds += seconds
+                if seconds == 0:
+                    no_speech.add(fid)
+                bar.update(1)
+        finally:
+            bar.close()
 
     kept = [(fid, q, v) for fid, q, v in plan if fid not in no_speech]
     dropped = [q.qid for fid, q, v in plan if fid in no_speech]

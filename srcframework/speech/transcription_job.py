@@ -25,7 +25,6 @@ import hashlib
 import importlib
 import json
 import logging
-import multiprocessing
 import os
 import time
 from collections import defaultdict
@@ -34,6 +33,8 @@ from typing import Dict, List, Optional, Tuple
 from allennlp.common import Params
 from tqdm import tqdm
 
+from srcframework.common.journal import JournalWriter, read_journal
+from srcframework.common.worker_pool import worker_results
 from srcframework.data.squad_file import iter_questions, load_squad_json
 from srcframework.data.squad_src_layout import (
     AUDIO_FOLDER_NAME,
@@ -106,30 +107,6 @@ def speaker_table(src_dir: str) -> Dict[str, Speaker]:
 def job_key(recognizer: dict, split: str, items: List[Tuple[str, str, str]]) -> str:
     text = json.dumps({"recognizer": recognizer, "split": split, "items": items}, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-def read_journal(path: str, key: str) -> Dict[str, Tuple[str, float]]:
-    """`{fid: (transcript, audio seconds)}` of a journal; another job's journal is an error."""
-    done: Dict[str, Tuple[str, float]] = {}
-    if not os.path.exists(path):
-        return done
-    with open(path, encoding="utf-8") as handle:
-        lines = handle.read().split("\n")
-    header = json.loads(lines[0]) if lines and lines[0] else {}
-    if header.get("key") != key:
-        raise ValueError(
-            f"{path} belongs to another recognizer, split or set of recordings; delete it (or choose "
-            "another output path) to start afresh"
-        )
-    for line in lines[1:]:
-        if not line:
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            break  # the last line of a killed run may be cut short: that batch is redone
-        done[row["fid"]] = (row["transcript"], row["seconds"])
-    return done
 
 
 _WORKER_RECOGNIZER: Optional[SpeechRecognizer] = None
@@ -252,41 +229,28 @@ def transcribe_folder(
     items = sorted((fid, qid, os.path.basename(path)) for qid, (fid, _, path) in by_qid.items())
     key = job_key(params, split, items)
     journal_path = f"{output_path}.journal.jsonl"
-    previous = _previous_output(output_path, key)
-    done = previous if previous is not None else read_journal(journal_path, key)
+    done = _previous_output(output_path, key)
+    if done is None:
+        rows = read_journal(journal_path, key, "another recognizer, split or set of recordings")
+        done = {row["fid"]: (row["transcript"], row["seconds"]) for row in rows}
     todo = [(fid, path) for fid, _, path in sorted(by_qid.values()) if fid not in done]
     module = recognizer_module(params)
     batches = [(params, module, todo[k : k + batch_size]) for k in range(0, len(todo), batch_size)]
     started = time.perf_counter()
     audio_now = 0.0
     if batches:
-        fresh = not os.path.exists(journal_path)
-        with open(journal_path, "a", encoding="utf-8") as journal:
-            if fresh:
-                journal.write(json.dumps({"key": key, "recognizer": params, "split": split}) + "\n")
-                journal.flush()
-            bar = tqdm(total=len(by_qid), initial=len(by_qid) - len(todo), desc="transcribing", unit="q",
-                       disable=not progress)
-            pool = None
+        header = {"key": key, "recognizer": params, "split": split}
+        bar = tqdm(total=len(by_qid), initial=len(by_qid) - len(todo), desc="transcribing", unit="q", disable=not progress)
+        with JournalWriter(journal_path, header) as journal, worker_results(_transcribe_batch, batches, workers) as results:
             try:
-                if workers > 1 and len(batches) > 1:
-                    pool = multiprocessing.get_context("spawn").Pool(min(workers, len(batches)))
-                    results = pool.imap_unordered(_transcribe_batch, batches)
-                else:
-                    results = map(_transcribe_batch, batches)
                 for result in results:
-                    lines = [{"fid": f, "transcript": t, "seconds": s} for f, t, s in result]
-                    journal.write("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
-                    journal.flush()
-                    os.fsync(journal.fileno())
+                    journal.append({"fid": f, "transcript": t, "seconds": s} for f, t, s in result)
                     for fid, transcript, seconds in result:
                         done[fid] = (transcript, seconds)
                         audio_now += seconds
                     bar.update(len(result))
             finally:
                 bar.close()
-                if pool is not None:
-                    pool.terminate()
     asr_seconds = time.perf_counter() - started
 
     records = []

@@ -27,6 +27,36 @@ def char_span_to_token_span(offsets: List[Tuple[int, int]], start: int, end: int
     return first, last
 
 
+def add_context_fields(
+    fields: dict,
+    context_tokens: List[Token],
+    token_indexers: Dict[str, TokenIndexer],
+    answers: List[str],
+    answer_starts: Optional[List[int]],
+) -> Optional[List[Tuple[int, int]]]:
+    """Adds the `context` TextField and, when there is an answer, the inclusive `span_start` and
+    `span_end` of the first one to `fields`. Returns the context tokens' character offsets, or None
+    when the first answer is not within `context_tokens` (no instance can be made)."""
+    offsets = [(t.idx, t.idx_end) for t in context_tokens]
+    fields["context"] = TextField(context_tokens, token_indexers)
+    if answers and answer_starts:
+        start, end = char_span_to_token_span(offsets, answer_starts[0], answer_starts[0] + len(answers[0]))
+        if start < 0:
+            return None
+        fields["span_start"] = IndexField(start, fields["context"])
+        fields["span_end"] = IndexField(end, fields["context"])
+    return offsets
+
+
+def log_read(source: str, kept: int, skipped: Counter, what: str = "questions") -> None:
+    """One log line for a finished read: a warning with every skip reason when any was skipped."""
+    if skipped:
+        reasons = "; ".join(f"{n} {reason}" for reason, n in skipped.most_common())
+        logger.warning("%s: read %d %s, skipped %d (%s)", source, kept, what, sum(skipped.values()), reasons)
+    else:
+        logger.info("%s: read %d %s", source, kept, what)
+
+
 @DatasetReader.register("squad_v1")
 class SquadReader(DatasetReader):
     """
@@ -143,11 +173,7 @@ class SquadReader(DatasetReader):
             kept += 1
             yield instance
         self.last_skipped = skipped
-        if skipped:
-            reasons = "; ".join(f"{n} {reason}" for reason, n in skipped.most_common())
-            logger.warning("%s: read %d questions, skipped %d (%s)", file_path, kept, sum(skipped.values()), reasons)
-        else:
-            logger.info("%s: read %d questions", file_path, kept)
+        log_read(file_path, kept, skipped)
 
     def _noised(self, questions: Iterable[SquadQuestion], seed: int) -> Iterable[SquadQuestion]:
         """Noise questions in batches; the clean text moves to `original_question`."""
@@ -174,18 +200,11 @@ class SquadReader(DatasetReader):
         question_tokens = self._tokenizer.tokenize(question)
         if self.question_length_limit is not None:
             question_tokens = question_tokens[: self.question_length_limit]
-        offsets = [(t.idx, t.idx_end) for t in context_tokens]
-        fields = {
-            "context": TextField(context_tokens, self._token_indexers),
-            "question": TextField(question_tokens, self._question_token_indexers),
-        }
+        fields = {"question": TextField(question_tokens, self._question_token_indexers)}
         answers = answers or []
-        if answers and answer_starts:
-            start, end = char_span_to_token_span(offsets, answer_starts[0], answer_starts[0] + len(answers[0]))
-            if start < 0:
-                return None
-            fields["span_start"] = IndexField(start, fields["context"])
-            fields["span_end"] = IndexField(end, fields["context"])
+        offsets = add_context_fields(fields, context_tokens, self._token_indexers, answers, answer_starts)
+        if offsets is None:
+            return None
         extra = dict(extra or {})
         metadata = {
             "id": question_id,

@@ -8,12 +8,12 @@ from typing import Dict, Iterable, List, Optional, Tuple, Union
 
 import numpy
 from allennlp.data import DatasetReader, Instance
-from allennlp.data.fields import IndexField, MetadataField, TextField
+from allennlp.data.fields import MetadataField
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token, Tokenizer
 
 from srcframework.data.audio_indexers.audio_indexer import AudioIndexer, AudioTooLong, WaveformIndexer
-from srcframework.data.dataset_readers.squad import char_span_to_token_span
+from srcframework.data.dataset_readers.squad import add_context_fields, log_read
 from srcframework.data.errors import DatasetError
 from srcframework.data.fields.audio_field import AudioField
 from srcframework.data.squad_file import SquadQuestion, iter_questions, load_squad_json
@@ -330,11 +330,7 @@ class SquadSrcReader(DatasetReader):
             kept += 1
             yield instance
         self.last_skipped = skipped
-        if skipped:
-            reasons = "; ".join(f"{n} {reason}" for reason, n in skipped.most_common())
-            logger.warning("%s: read %d spoken questions, skipped %d (%s)", fid2qid, kept, sum(skipped.values()), reasons)
-        else:
-            logger.info("%s: read %d spoken questions", fid2qid, kept)
+        log_read(fid2qid, kept, skipped, "spoken questions")
 
     def _load(self, fid, recordings, speakers, speaker_source, audio_folder, skipped) -> Optional[Tuple[AudioField, Speaker]]:
         """The prepared recording of `fid` and its speaker, or None after a counted skip."""
@@ -402,15 +398,11 @@ class SquadSrcReader(DatasetReader):
         context_tokens = context_tokens if context_tokens is not None else self._tokenizer.tokenize(context)
         if self.passage_length_limit is not None:
             context_tokens = context_tokens[: self.passage_length_limit]
-        offsets = [(t.idx, t.idx_end) for t in context_tokens]
-        fields = {"context": TextField(context_tokens, self._token_indexers), "question": question_field}
+        fields = {"question": question_field}
         answers = answers or []
-        if answers and answer_starts:
-            start, end = char_span_to_token_span(offsets, answer_starts[0], answer_starts[0] + len(answers[0]))
-            if start < 0:
-                return None
-            fields["span_start"] = IndexField(start, fields["context"])
-            fields["span_end"] = IndexField(end, fields["context"])
+        offsets = add_context_fields(fields, context_tokens, self._token_indexers, answers, answer_starts)
+        if offsets is None:
+            return None
         metadata = {
             "id": question_id,
             "fid": fid,

@@ -1,0 +1,42 @@
+import contextlib
+import multiprocessing
+from typing import Callable, Iterable, Iterator, Optional, Sequence
+
+
+@contextlib.contextmanager
+def worker_results(
+    function: Callable,
+    tasks: Sequence,
+    workers: int,
+    ordered: bool = False,
+    initializer: Optional[Callable] = None,
+    initargs: tuple = (),
+) -> Iterator[Iterable]:
+    """Yields the results of `function` over `tasks`: in this process when `workers` is 1 or there
+    is at most one task, otherwise in a pool of spawned processes (spawn, so a worker never
+    inherits a forked torch or audio library state). The pool is terminated on leaving, also when
+    the caller stops early or fails. Results come in completion order unless `ordered`.
+
+    # Parameters
+
+    function : `Callable`
+        A module-level function (it is pickled for the workers).
+    tasks : `Sequence`
+    workers : `int`
+    ordered : `bool`, optional (default = `False`)
+    initializer : `Callable`, optional
+        Run once in each worker (or once here, when there is no pool and there are tasks).
+    initargs : `tuple`, optional
+    """
+    pool = None
+    try:
+        if workers > 1 and len(tasks) > 1:
+            pool = multiprocessing.get_context("spawn").Pool(min(workers, len(tasks)), initializer, initargs)
+            yield pool.imap(function, tasks) if ordered else pool.imap_unordered(function, tasks)
+        else:
+            if initializer is not None and tasks:
+                initializer(*initargs)
+            yield map(function, tasks)
+    finally:
+        if pool is not None:
+            pool.terminate()

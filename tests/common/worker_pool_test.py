@@ -1,0 +1,56 @@
+import os
+
+import pytest
+
+from srcframework.common.worker_pool import worker_results
+
+_STATE = {}
+
+
+def _remember(value):
+    _STATE["value"] = value
+
+
+def _square_with_pid(x):
+    return x * x, os.getpid(), _STATE.get("value")
+
+
+def _fail_on_three(x):
+    if x == 3:
+        raise RuntimeError("three")
+    return x
+
+
+def test_in_process_runs_the_initializer_here():
+    _STATE.clear()
+    with worker_results(_square_with_pid, [1, 2, 3], workers=1, initializer=_remember, initargs=("here",)) as results:
+        out = list(results)
+    assert out == [(1, os.getpid(), "here"), (4, os.getpid(), "here"), (9, os.getpid(), "here")]
+
+
+def test_a_pool_of_spawned_workers_gives_every_result():
+    _STATE.clear()
+    tasks = list(range(6))
+    with worker_results(_square_with_pid, tasks, workers=2, ordered=True, initializer=_remember, initargs=("w",)) as results:
+        out = list(results)
+    assert [square for square, _, _ in out] == [x * x for x in tasks]
+    assert all(pid != os.getpid() and value == "w" for _, pid, value in out)
+    assert "value" not in _STATE  # the initializer ran in the workers, not here
+
+
+def test_unordered_results_are_complete():
+    with worker_results(_square_with_pid, list(range(5)), workers=2) as results:
+        assert sorted(square for square, _, _ in results) == [0, 1, 4, 9, 16]
+
+
+def test_a_worker_error_reaches_the_caller():
+    with pytest.raises(RuntimeError, match="three"):
+        with worker_results(_fail_on_three, [1, 2, 3, 4], workers=2, ordered=True) as results:
+            list(results)
+
+
+def test_no_tasks_no_initializer():
+    _STATE.clear()
+    with worker_results(_square_with_pid, [], workers=4, initializer=_remember, initargs=("x",)) as results:
+        assert list(results) == []
+    assert _STATE == {}
