@@ -185,3 +185,28 @@ def test_clear_errors(folder, tmp_path):
     with pytest.raises(ValueError, match="no recording"):
         transcribe_folder(str(src), str(tmp_path / "o.json"), squad_path=str(other), progress=False)
 
+
+
+def test_a_transcript_file_trains_and_validates_a_model(reference, tmp_path):
+    """What the `*_asr_transcripts` configs do: a model trained and validated on the transcripts,
+    whose predictions keep the clean question as `original_question`."""
+    from allennlp.commands.train import train_model_from_file
+    from allennlp.models.archival import load_archive
+    from allennlp.predictors import Predictor
+
+    transcripts, _ = reference
+    overrides = json.dumps({"train_data_path": str(transcripts), "validation_data_path": str(transcripts)})
+    model = train_model_from_file(str(FIXTURES / "bidaf_tiny.jsonnet"), str(tmp_path / "run"), overrides=overrides)
+    metrics = json.load(open(tmp_path / "run" / "metrics.json"))
+    assert metrics["epoch"] == 1 and 0.0 <= metrics["validation_f1"] <= 1.0
+    assert model.vocab.get_vocab_size("tokens") > 2
+    predictor = Predictor.from_archive(load_archive(str(tmp_path / "run" / "model.tar.gz")), "span_qa")
+    spoken = qas(transcripts)
+    instances = list(predictor._dataset_reader.read(str(transcripts)))
+    assert len(instances) == len(spoken)
+    for instance in instances:
+        meta = instance["metadata"].metadata
+        assert meta["question"] == spoken[meta["id"]]["question"]
+        assert meta["original_question"] == spoken[meta["id"]]["original_question"]
+    output = predictor.predict_instance(instances[0])
+    assert output["original_question"] == spoken[output["id"]]["original_question"]
