@@ -9,7 +9,7 @@ would): read the WAV, recognise it (pocketsphinx), answer the transcript with ea
 
     .venv/bin/python benchmarks/cascade_latency.py --src runs/xquad_kal16 \
         --archive bidaf=runs/bidaf_cpu_scale/model.tar.gz \
-        --archive minilm=runs/transformer_qa_cpu_scale_2400/model.tar.gz
+        --archive minilm=runs/transformer_qa_cpu_scale/model.tar.gz
 """
 import argparse
 import json

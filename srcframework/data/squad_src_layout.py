@@ -7,6 +7,8 @@ FOLDER/
   speakers.tsv          speaker TAB country TAB gender [TAB voice], with a header line (optional;
                         without it the SQuAD-SRC dataset card's table applies)
   wavs/<fid>_<speaker>.wav
+  squad_<split>.json    the questions' SQuAD file (optional; or squad.json for a folder's only
+                        split); `squad_copy_candidates` gives the names in the order they are tried
 ```
 
 The speaker of a recording is parsed from its file name with a regular expression that has the
@@ -21,6 +23,7 @@ from typing import Dict, List, Optional, Tuple
 DEFAULT_FILE_PATTERN = r"^(?P<fid>[A-Za-z]+\d+)[_-](?P<speaker>SPK\d{3})\.(?:wav|flac)$"
 SPEAKER_TABLE_NAME = "speakers.tsv"
 AUDIO_FOLDER_NAME = "wavs"
+SQUAD_COPY_NAME = "squad.json"
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,13 @@ def _squad_src_speakers() -> Dict[str, Speaker]:
 
 # SQuAD-SRC's 24 speakers, from the dataset card.
 SQUAD_SRC_SPEAKERS: Dict[str, Speaker] = _squad_src_speakers()
+
+
+def squad_copy_candidates(folder: str, split: Optional[str]) -> List[str]:
+    """Where a folder's SQuAD file for `split` may be, first match first: `squad_<split>.json`
+    (when the split is known), then `squad.json`."""
+    split_copy = [os.path.join(folder, f"squad_{split}.json")] if split else []
+    return split_copy + [os.path.join(folder, SQUAD_COPY_NAME)]
 
 
 def wav_name(fid: str, speaker: str) -> str:

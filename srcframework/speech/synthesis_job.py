@@ -37,6 +37,7 @@ from srcframework.data.squad_src_layout import (
     AUDIO_FOLDER_NAME,
     SPEAKER_TABLE_NAME,
     Speaker,
+    squad_copy_candidates,
     read_speaker_table,
     wav_name,
     write_fid2qid,
@@ -49,7 +50,6 @@ from srcframework.speech.voices import Voice, parse_voices
 logger = logging.getLogger(__name__)
 
 SAMPLE_RATE = 16000
-SQUAD_COPY_NAME = "squad.json"
 
 
 def manifest_name(split: str) -> str:
@@ -87,12 +87,12 @@ def restrict_dataset(dataset: dict, keep_ids: set) -> dict:
 def squad_copy_path(out_dir: str, split: str, squad_copy: dict) -> str:
     """`OUT_DIR/squad.json`, unless that holds other questions (another split's): then
     `OUT_DIR/squad_<split>.json`."""
-    path = os.path.join(out_dir, SQUAD_COPY_NAME)
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as handle:
+    split_path, shared_path = squad_copy_candidates(out_dir, split)
+    if os.path.exists(shared_path):
+        with open(shared_path, encoding="utf-8") as handle:
             if json.load(handle) != squad_copy:
-                return os.path.join(out_dir, f"squad_{split}.json")
-    return path
+                return split_path
+    return shared_path
 
 
 def wav_is_done(path: str) -> bool:

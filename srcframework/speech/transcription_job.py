@@ -42,6 +42,7 @@ from srcframework.data.squad_src_layout import (
     SPEAKER_TABLE_NAME,
     SQUAD_SRC_SPEAKERS,
     Speaker,
+    squad_copy_candidates,
     parse_wav_name,
     read_fid2qid,
     read_speaker_table,
@@ -190,7 +191,7 @@ def transcribe_folder(
     if workers < 1 or batch_size < 1:
         raise ValueError("workers and batch_size must be at least 1")
     if squad_path is None:
-        candidates = [os.path.join(src_dir, f"squad_{split}.json"), os.path.join(src_dir, "squad.json")]
+        candidates = squad_copy_candidates(src_dir, split)
         squad_path = next((path for path in candidates if os.path.exists(path)), None)
         if squad_path is None:
             raise FileNotFoundError(f"no SQuAD file: neither {' nor '.join(candidates)} exists; give it with --squad")

@@ -8,10 +8,14 @@ from allennlp.models import Model
 from tests.conftest import FIXTURES
 
 
-class TestSpanQA(ModelTestCase):
-    def setup_method(self):
-        super().setup_method()
-        self.set_up_model(FIXTURES / "bidaf_tiny.jsonnet", FIXTURES / "squad_tiny.json")
+def batch_tensors(instances, vocab) -> dict:
+    batch = Batch(instances)
+    batch.index_instances(vocab)
+    return batch.as_tensor_dict()
+
+
+class SpanQAModelChecks:
+    """ModelTestCase's checks, for every span_qa configuration below."""
 
     def test_train_save_load_predict_consistency(self):
         self.ensure_model_can_train_save_and_load(self.param_file, tolerance=1e-4)
@@ -19,11 +23,15 @@ class TestSpanQA(ModelTestCase):
     def test_batch_predictions_are_consistent(self):
         self.ensure_batch_predictions_are_consistent(keys_to_ignore=["loss"])
 
+
+class TestSpanQA(SpanQAModelChecks, ModelTestCase):
+    def setup_method(self):
+        super().setup_method()
+        self.set_up_model(FIXTURES / "bidaf_tiny.jsonnet", FIXTURES / "squad_tiny.json")
+
     def test_forward_outputs_answer_strings_and_metrics(self):
         self.model.eval()
-        batch = Batch(self.instances)
-        batch.index_instances(self.vocab)
-        output = self.model(**batch.as_tensor_dict())
+        output = self.model(**batch_tensors(self.instances, self.vocab))
         assert len(output["best_span_str"]) == len(self.instances)
         for answer, instance in zip(output["best_span_str"], self.instances):
             assert answer in instance["metadata"]["context"]
@@ -32,18 +40,14 @@ class TestSpanQA(ModelTestCase):
         assert self.model.get_metrics() == {}
 
     def test_training_mode_reports_loss_only(self):
-        batch = Batch(self.instances)
-        batch.index_instances(self.vocab)
         self.model.train()
-        output = self.model(**batch.as_tensor_dict())
+        output = self.model(**batch_tensors(self.instances, self.vocab))
         assert "best_span_str" not in output and output["loss"].requires_grad
         assert self.model.get_metrics() == {}
 
     def test_overfits_tiny_data(self):
         torch.manual_seed(0)
-        batch = Batch(self.instances)
-        batch.index_instances(self.vocab)
-        tensors = batch.as_tensor_dict()
+        tensors = batch_tensors(self.instances, self.vocab)
         optimizer = torch.optim.Adam(self.model.parameters(), lr=0.02)
         self.model.eval()
         self.model(**tensors)
@@ -105,24 +109,16 @@ def spoken_questions(request, tmp_path_factory):
 
 
 @pytest.mark.usefixtures("spoken_questions")
-class TestSpanQASpokenQuestions(ModelTestCase):
+class TestSpanQASpokenQuestions(SpanQAModelChecks, ModelTestCase):
     """The same span_qa model and bi_attention head with an audio question (SpeechT5)."""
 
     def setup_method(self):
         super().setup_method()
         self.set_up_model(FIXTURES / "e2e_tiny.jsonnet", self.src_dir / "fid2qid_dev.csv")
 
-    def test_train_save_load_predict_consistency(self):
-        self.ensure_model_can_train_save_and_load(self.param_file, tolerance=1e-4)
-
-    def test_batch_predictions_are_consistent(self):
-        self.ensure_batch_predictions_are_consistent(keys_to_ignore=["loss"])
-
     def test_outputs_carry_speaker_groups(self):
         self.model.eval()
-        batch = Batch(self.instances)
-        batch.index_instances(self.vocab)
-        output = self.model(**batch.as_tensor_dict())
+        output = self.model(**batch_tensors(self.instances, self.vocab))
         assert {g["speaker"] for g in output["groups"]} == {"SPK101", "SPK103", "SPK105"}
         assert {g["country"] for g in output["groups"]} == {"US", "UK"}
         assert all(answer in instance["metadata"]["context"]

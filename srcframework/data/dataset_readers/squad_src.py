@@ -23,6 +23,7 @@ from srcframework.data.squad_src_layout import (
     SPEAKER_TABLE_NAME,
     SQUAD_SRC_SPEAKERS,
     Speaker,
+    squad_copy_candidates,
     read_fid2qid,
     read_speaker_table,
 )
@@ -264,7 +265,7 @@ class SquadSrcReader(DatasetReader):
             if "{split}" in self.squad_file and split is None:
                 raise DatasetError(fid2qid, f"squad_file {self.squad_file!r} needs a split, and the file name gives none")
             return self.squad_file.replace("{split}", split or "")
-        candidates = ([os.path.join(folder, f"squad_{split}.json")] if split else []) + [os.path.join(folder, "squad.json")]
+        candidates = squad_copy_candidates(folder, split)
         for candidate in candidates:
             if os.path.isfile(candidate):
                 return candidate
