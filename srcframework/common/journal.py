@@ -2,12 +2,19 @@
 
 A journal's first line is a header naming the job (`{"key": ..., ...}`); each later line is one
 finished item, written in batches that are flushed and fsynced. A rerun reads the journal back,
-refuses one written by another job (another key) and redoes only what is missing. The last line of
-a killed run may be cut short: it is ignored, so that batch is redone.
+refuses one written by another job (another key) and redoes only what is missing.
+
+Every line ends with a newline, so a line without one is torn: the run was killed while writing
+it. It is ignored when the journal is read, and cut off (the file truncated to its last complete
+line) before a `JournalWriter` appends, so new rows never join a torn one. A journal whose header
+is torn holds nothing and starts afresh.
 """
 import json
+import logging
 import os
 from typing import Dict, Iterable, List
+
+logger = logging.getLogger(__name__)
 
 
 def read_journal(path: str, key: str, other_job: str) -> List[dict]:
@@ -23,20 +30,54 @@ def read_journal(path: str, key: str, other_job: str) -> List[dict]:
     """
     if not os.path.exists(path):
         return []
-    with open(path, encoding="utf-8") as handle:
-        lines = handle.read().split("\n")
-    header = json.loads(lines[0]) if lines and lines[0] else {}
-    if header.get("key") != key:
+    with open(path, "rb") as handle:
+        complete = handle.read()
+    complete = complete[: complete.rfind(b"\n") + 1]  # a torn last line is left out
+    lines = complete.decode("utf-8").split("\n")[:-1]
+    if not lines:
+        return []
+    try:
+        header = json.loads(lines[0])
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict) or header.get("key") != key:
         raise ValueError(f"{path} belongs to {other_job}; delete it (or choose another output path) to start afresh")
     rows = []
-    for line in lines[1:]:
+    for number, line in enumerate(lines[1:], start=2):
         if not line:
             continue
         try:
             rows.append(json.loads(line))
         except json.JSONDecodeError:
-            break
+            raise ValueError(f"{path}, line {number}: not a JSON row; delete the journal to start afresh") from None
     return rows
+
+
+def cut_torn_line(path: str) -> int:
+    """Truncates the journal at `path` after its last newline; returns the bytes cut off (0 when
+    the last line is complete or there is no file)."""
+    if not os.path.exists(path):
+        return 0
+    with open(path, "rb+") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        block = 1 << 16
+        end = size
+        keep = 0
+        while end > 0:  # look for the last newline from the end, a block at a time
+            start = max(0, end - block)
+            handle.seek(start)
+            found = handle.read(end - start).rfind(b"\n")
+            if found >= 0:
+                keep = start + found + 1
+                break
+            end = start
+        if keep < size:
+            handle.truncate(keep)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return size - keep
 
 
 class JournalWriter:
@@ -57,7 +98,10 @@ class JournalWriter:
         self._handle = None
 
     def __enter__(self) -> "JournalWriter":
-        fresh = not os.path.exists(self.path)
+        cut = cut_torn_line(self.path)
+        if cut:
+            logger.warning("%s: cut off a torn last line (%d bytes) left by an interrupted run", self.path, cut)
+        fresh = not os.path.exists(self.path) or os.path.getsize(self.path) == 0
         self._handle = open(self.path, "a", encoding="utf-8")
         if fresh:
             self._handle.write(json.dumps(self.header) + "\n")

@@ -38,3 +38,47 @@ def test_another_jobs_journal_is_an_error(tmp_path):
 def test_a_header_without_key_is_refused(tmp_path):
     with pytest.raises(ValueError, match="'key'"):
         JournalWriter(str(tmp_path / "j.jsonl"), {"seed": 1})
+
+
+def test_a_torn_last_line_is_cut_off_before_new_rows_are_appended(tmp_path):
+    """A run killed while writing row b leaves `{"id": "b", "val` with no newline; the resumed run
+    must not glue its first row onto that fragment (that would lose the row and every later one)."""
+    path = tmp_path / "job.jsonl"
+    path.write_text('{"key": "k"}\n{"id": "a"}\n{"id": "b", "val', encoding="utf-8")
+    with JournalWriter(str(path), {"key": "k"}) as journal:
+        journal.append([{"id": "b"}, {"id": "c"}])
+    assert path.read_text(encoding="utf-8") == '{"key": "k"}\n{"id": "a"}\n{"id": "b"}\n{"id": "c"}\n'
+    assert read_journal(str(path), "k", "another job") == [{"id": "a"}, {"id": "b"}, {"id": "c"}]
+
+
+def test_a_complete_looking_row_without_its_newline_is_torn_too(tmp_path):
+    path = tmp_path / "job.jsonl"
+    path.write_text('{"key": "k"}\n{"id": "a"}\n{"id": "b"}', encoding="utf-8")
+    assert read_journal(str(path), "k", "another job") == [{"id": "a"}]
+    with JournalWriter(str(path), {"key": "k"}) as journal:
+        journal.append([{"id": "c"}])
+    assert read_journal(str(path), "k", "another job") == [{"id": "a"}, {"id": "c"}]
+
+
+def test_a_torn_header_starts_the_journal_afresh(tmp_path):
+    path = tmp_path / "job.jsonl"
+    path.write_text('{"ke', encoding="utf-8")
+    assert read_journal(str(path), "k", "another job") == []
+    with JournalWriter(str(path), {"key": "k"}) as journal:
+        journal.append([{"id": "a"}])
+    assert path.read_text(encoding="utf-8") == '{"key": "k"}\n{"id": "a"}\n'
+
+
+def test_a_torn_line_longer_than_a_read_block_is_cut(tmp_path):
+    path = tmp_path / "job.jsonl"
+    path.write_text('{"key": "k"}\n{"id": "a"}\n{"id": "' + "x" * 200_000, encoding="utf-8")
+    with JournalWriter(str(path), {"key": "k"}) as journal:
+        journal.append([{"id": "b"}])
+    assert read_journal(str(path), "k", "another job") == [{"id": "a"}, {"id": "b"}]
+
+
+def test_a_broken_row_inside_the_journal_is_an_error_naming_the_line(tmp_path):
+    path = tmp_path / "job.jsonl"
+    path.write_text('{"key": "k"}\n{"id": "a"}\n{"id": \n{"id": "c"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"job.jsonl, line 3: not a JSON row"):
+        read_journal(str(path), "k", "another job")

@@ -1,0 +1,61 @@
+"""Atomic file writes: a reader sees either the old file or the complete new one, never a part.
+
+Every writer here fills a temporary file in the destination's own folder (so `os.replace` is a
+rename on one file system), fsyncs it, and only then moves it over the destination. If the
+writer fails, the temporary file is removed and the destination is left as it was.
+"""
+import contextlib
+import json
+import os
+import tempfile
+from typing import IO, Iterable, Iterator
+
+
+@contextlib.contextmanager
+def atomic_output(path: str, mode: str = "w", encoding: str = "utf-8") -> Iterator[IO]:
+    """
+    Opens a temporary file beside `path` for writing and yields it; on leaving the block without
+    an exception the file is fsynced and moved over `path` (permissions 0644, as `open` would
+    give). On an exception nothing is written to `path`.
+
+    # Parameters
+
+    path : `str`
+    mode : `str`, optional (default = `"w"`)
+        `"w"` for text, `"wb"` for bytes.
+    encoding : `str`, optional (default = `"utf-8"`)
+        Used in text mode only.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_output writes with mode 'w' or 'wb', not {mode!r}")
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(descriptor, mode, encoding=None if "b" in mode else encoding) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o644)  # mkstemp makes files only their owner can read
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
+
+
+def write_text_atomic(path: str, text: str) -> None:
+    with atomic_output(path) as handle:
+        handle.write(text)
+
+
+def write_json_atomic(path: str, payload, indent: int = None) -> None:
+    with atomic_output(path) as handle:
+        json.dump(payload, handle, ensure_ascii=False, indent=indent)
+
+
+def write_lines_atomic(path: str, rows: Iterable[dict]) -> None:
+    """One JSON object a line."""
+    with atomic_output(path) as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -1,0 +1,35 @@
+import json
+import os
+
+import pytest
+
+from srcframework.common.files import atomic_output, write_json_atomic, write_lines_atomic, write_text_atomic
+
+
+def test_writes_land_complete_with_no_temporary_left(tmp_path):
+    write_json_atomic(str(tmp_path / "a.json"), {"x": "é"}, indent=1)
+    write_lines_atomic(str(tmp_path / "b.jsonl"), [{"id": 1}, {"id": 2}])
+    write_text_atomic(str(tmp_path / "c.md"), "# c\n")
+    assert json.load(open(tmp_path / "a.json", encoding="utf-8")) == {"x": "é"}
+    assert open(tmp_path / "b.jsonl").read() == '{"id": 1}\n{"id": 2}\n'
+    assert (tmp_path / "c.md").read_text() == "# c\n"
+    assert sorted(os.listdir(tmp_path)) == ["a.json", "b.jsonl", "c.md"]
+    assert (os.stat(tmp_path / "a.json").st_mode & 0o777) == 0o644
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    path = tmp_path / "out.json"
+    path.write_text("old")
+    with pytest.raises(RuntimeError, match="stop"):
+        with atomic_output(str(path)) as handle:
+            handle.write("half of the new")
+            assert path.read_text() == "old"  # nothing reaches the destination while writing
+            raise RuntimeError("stop")
+    assert path.read_text() == "old"
+    assert os.listdir(tmp_path) == ["out.json"]
+
+
+def test_bytes_mode(tmp_path):
+    with atomic_output(str(tmp_path / "b.bin"), "wb") as handle:
+        handle.write(b"\x00\x01")
+    assert (tmp_path / "b.bin").read_bytes() == b"\x00\x01"
