@@ -27,6 +27,9 @@ def format_summary(summary: dict) -> str:
         f"{summary['no_audio']} questions without audio left out; {summary['empty_transcripts']} empty transcripts "
         "(kept in the output's transcription.empty_transcripts, counted in the WER)",
     ]
+    if summary.get("invalid_audio"):
+        lines.append(f"{summary['invalid_audio']} recordings left out (--skip-invalid):")
+        lines.extend(f"  {row['path']}: {row['error']}" for row in summary["invalid_files"])
     if summary["real_time_factor"] is not None:
         lines.append(
             f"{summary['audio_seconds']:.1f} s of audio in {summary['asr_seconds']:.1f} s "
@@ -49,6 +52,11 @@ def add_transcription_arguments(subparser: argparse.ArgumentParser) -> None:
     )
     subparser.add_argument("--workers", type=int, default=1, help="parallel worker processes")
     subparser.add_argument("--batch-size", type=int, default=8, help="recordings per recognizer call")
+    subparser.add_argument(
+        "--skip-invalid", action="store_true",
+        help="leave out recordings that are missing, empty, unreadable or hold NaN/inf samples (counted and "
+             "listed) instead of stopping at the first",
+    )
     subparser.add_argument("--no-progress", action="store_true")
 
 
@@ -60,7 +68,9 @@ class Transcribe(Subcommand):
             "speakers.tsv) with a speech recognizer into a SQuAD-format file whose questions are the "
             "transcripts; each keeps original_question, fid, speaker, country and gender. Prints the "
             "WER overall, per country, gender and speaker and writes it to OUT_JSON.wer.json. "
-            "A killed run resumes where it stopped when run again with the same arguments."
+            "A killed run resumes where it stopped when run again with the same arguments. A bad "
+            "recording (missing, empty, unreadable, NaN or infinite samples) stops the run naming the "
+            "file, keeping the journal of what was done, unless --skip-invalid is given."
         )
         subparser = parser.add_parser(self.name, description=description, help="transcribe spoken questions")
         subparser.add_argument("src_dir", help="SQuAD-SRC-layout folder")
@@ -80,6 +90,7 @@ def run(args: argparse.Namespace) -> dict:
         workers=args.workers,
         batch_size=args.batch_size,
         progress=not args.no_progress,
+        skip_invalid=args.skip_invalid,
     )
     with open(f"{args.output_file}.wer.json", encoding="utf-8") as handle:
         print(format_wer(json.load(handle)))

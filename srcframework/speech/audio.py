@@ -74,6 +74,19 @@ def read_wav(path: str, allow_empty: bool = False):
     return numpy.ascontiguousarray(samples.mean(axis=1), dtype=numpy.float32), int(rate)
 
 
+def read_valid_wav(path: str):
+    """
+    `read_wav(path)` that also refuses NaN or infinite samples: the checks the `waveform` audio
+    indexer makes before a recording reaches a model. Every problem (missing, empty, unreadable,
+    sample-less, non-finite) raises `FileNotFoundError` or `ValueError` naming the file.
+    """
+    waveform, rate = read_wav(path)
+    bad = int(numpy.count_nonzero(~numpy.isfinite(waveform)))
+    if bad:
+        raise ValueError(f"audio file holds {bad} NaN or infinite samples: {os.fspath(path)}")
+    return waveform, rate
+
+
 def float_to_int16(waveform: numpy.ndarray) -> numpy.ndarray:
     """16-bit PCM samples of a float waveform in [-1, 1]; values outside are clipped."""
     waveform = numpy.clip(numpy.asarray(waveform, dtype=numpy.float32), -1.0, 1.0)

@@ -34,8 +34,10 @@ from allennlp.common import Params
 from tqdm import tqdm
 
 from srcframework.common.journal import JournalWriter, read_journal
+from srcframework.common.paths import check_output_path
 from srcframework.common.worker_pool import worker_results
-from srcframework.data.squad_file import iter_questions, load_squad_json
+from srcframework.data.errors import DatasetError
+from srcframework.data.squad_file import SquadQuestion, iter_questions, load_squad_json
 from srcframework.data.squad_src_layout import (
     AUDIO_FOLDER_NAME,
     DEFAULT_FILE_PATTERN,
@@ -49,7 +51,7 @@ from srcframework.data.squad_src_layout import (
 )
 from srcframework.noise.challenge_set import write_json_atomic
 from srcframework.noise.noise_metrics import wer
-from srcframework.speech.audio import read_wav
+from srcframework.speech.audio import read_valid_wav
 from srcframework.speech.engines import SpeechRecognizer
 
 logger = logging.getLogger(__name__)
@@ -130,24 +132,46 @@ def _recognizer(params: dict, module: str) -> SpeechRecognizer:
     return _WORKER_RECOGNIZER
 
 
-def _transcribe_batch(job: Tuple[dict, str, List[Tuple[str, str]]]) -> List[Tuple[str, str, float]]:
-    """`(fid, transcript, audio seconds)` of a batch of `(fid, wav path)`; recordings of one sample
-    rate go to the recognizer together."""
+def _transcribe_batch(job: Tuple[dict, str, List[Tuple[str, str]]]) -> List[dict]:
+    """One row per `(fid, wav path)` of a batch, in batch order: `{fid, transcript, seconds}`, or
+    `{fid, path, error}` for a recording that is missing, empty, unreadable or holds NaN or
+    infinite samples (`read_valid_wav`). Recordings of one sample rate go to the recognizer
+    together. Bad recordings are returned, not raised, so that the caller can journal the good
+    rows of the batch first."""
     params, module, batch = job
-    recognizer = _recognizer(params, module)
     by_rate: Dict[int, List[Tuple[str, object]]] = defaultdict(list)
-    seconds = {}
+    seconds, errors = {}, {}
     for fid, path in batch:
-        waveform, rate = read_wav(path)
+        try:
+            waveform, rate = read_valid_wav(path)
+        except (FileNotFoundError, ValueError) as error:
+            errors[fid] = {"fid": fid, "path": path, "error": str(error)}
+            continue
         by_rate[rate].append((fid, waveform))
         seconds[fid] = waveform.size / rate
     transcripts = {}
+    if by_rate:
+        recognizer = _recognizer(params, module)
     for rate, items in by_rate.items():
         texts = recognizer.transcribe([w for _, w in items], rate)
         if len(texts) != len(items):
             raise RuntimeError(f"the recognizer returned {len(texts)} transcripts for {len(items)} recordings")
         transcripts.update({fid: " ".join(str(text).split()) for (fid, _), text in zip(items, texts)})
-    return [(fid, transcripts[fid], seconds[fid]) for fid, _ in batch]
+    return [
+        errors[fid] if fid in errors else {"fid": fid, "transcript": transcripts[fid], "seconds": seconds[fid]}
+        for fid, _ in batch
+    ]
+
+
+def read_questions(squad_path: str, dataset: dict) -> Dict[str, SquadQuestion]:
+    """`{question id: question}` of a SQuAD file; an id used twice is a `DatasetError` naming the
+    file and the id."""
+    questions: Dict[str, SquadQuestion] = {}
+    for question in iter_questions(squad_path, dataset, require_answers=False):
+        if question.qid in questions:
+            raise DatasetError(squad_path, "the question id is used twice", question.qid, reason="duplicate question id")
+        questions[question.qid] = question
+    return questions
 
 
 def wer_report(records: List[dict]) -> dict:
@@ -178,16 +202,25 @@ def transcribe_folder(
     batch_size: int = 8,
     file_pattern: str = DEFAULT_FILE_PATTERN,
     progress: bool = True,
+    skip_invalid: bool = False,
 ) -> dict:
     """
     Transcribes the recordings of `src_dir` into the SQuAD file `output_path` (and writes
     `output_path + ".wer.json"`); returns a summary: questions (transcribed), transcribed_now,
     reused (from the journal or an earlier output), no_audio (questions without a recording),
     not_in_squad (recordings whose question the SQuAD file lacks), ignored_files,
-    empty_transcripts, audio_seconds and asr_seconds (of the recordings transcribed now),
-    real_time_factor (asr_seconds / audio_seconds), wer (overall, %).
+    invalid_audio (recordings left out as missing, empty, unreadable or non-finite) and
+    invalid_files (`{fid, path, error}` of each), empty_transcripts, audio_seconds and
+    asr_seconds (of the recordings transcribed now), real_time_factor (asr_seconds /
+    audio_seconds), wer (overall, %).
+
+    A bad recording stops the run with a `DatasetError` naming the file; what was transcribed
+    before stays in the journal, so a rerun after the file is repaired redoes nothing else. With
+    `skip_invalid` bad recordings are counted, listed and left out, and the run goes on.
+    A question id used twice in the SQuAD file is an error naming the id and the file.
     """
     params = parse_recognizer(recognizer)
+    check_output_path(output_path, "transcribe output file")
     if workers < 1 or batch_size < 1:
         raise ValueError("workers and batch_size must be at least 1")
     if squad_path is None:
@@ -202,7 +235,7 @@ def transcribe_folder(
     speakers = speaker_table(src_dir)
     recordings, ignored = find_recordings(src_dir, file_pattern)
     dataset = load_squad_json(squad_path)
-    questions = {q.qid: q for q in iter_questions(squad_path, dataset, require_answers=False)}
+    questions = read_questions(squad_path, dataset)
 
     by_qid: Dict[str, Tuple[str, str, str]] = {}  # qid -> (fid, speaker, path)
     not_in_squad = 0
@@ -239,28 +272,50 @@ def transcribe_folder(
     batches = [(params, module, todo[k : k + batch_size]) for k in range(0, len(todo), batch_size)]
     started = time.perf_counter()
     audio_now = 0.0
+    invalid: List[dict] = []
     if batches:
         header = {"key": key, "recognizer": params, "split": split}
         bar = tqdm(total=len(by_qid), initial=len(by_qid) - len(todo), desc="transcribing", unit="q", disable=not progress)
         with JournalWriter(journal_path, header) as journal, worker_results(_transcribe_batch, batches, workers) as results:
             try:
                 for result in results:
-                    journal.append({"fid": f, "transcript": t, "seconds": s} for f, t, s in result)
-                    for fid, transcript, seconds in result:
-                        done[fid] = (transcript, seconds)
-                        audio_now += seconds
+                    good = [row for row in result if "error" not in row]
+                    journal.append(good)
+                    for row in good:
+                        done[row["fid"]] = (row["transcript"], row["seconds"])
+                        audio_now += row["seconds"]
+                    bad = [row for row in result if "error" in row]
+                    if bad and not skip_invalid:
+                        raise DatasetError(
+                            bad[0]["path"],
+                            f"{bad[0]['error']}; the {len(done)} transcripts done so far are kept in {journal_path} "
+                            "(rerun after repairing the file, or with --skip-invalid to leave bad recordings out)",
+                            reason="bad audio file",
+                        )
+                    for row in bad:
+                        logger.warning("leaving out %s: %s", row["path"], row["error"])
+                    invalid.extend(bad)
                     bar.update(len(result))
             finally:
                 bar.close()
     asr_seconds = time.perf_counter() - started
 
+    invalid.sort(key=lambda row: row["fid"])
+    if invalid:
+        logger.warning("%d recordings left out as missing, empty, unreadable or non-finite: %s",
+                       len(invalid), ", ".join(row["path"] for row in invalid))
     records = []
     for qid, (fid, speaker, _) in by_qid.items():
+        if fid not in done:
+            continue  # an invalid recording, left out
         entry = speakers.get(speaker, Speaker(speaker, UNKNOWN, UNKNOWN))
         records.append({"qid": qid, "fid": fid, "speaker": speaker, "country": entry.country,
                         "gender": entry.gender, "reference": questions[qid].question, "transcript": done[fid][0]})
+    if not records:
+        raise ValueError(f"{src_dir}: every one of the {len(invalid)} recordings to transcribe is invalid; none is left")
     report = wer_report(records)
-    meta = {"recognizer": params, "split": split, "source": os.path.abspath(src_dir), "key": key}
+    meta = {"recognizer": params, "split": split, "source": os.path.abspath(src_dir), "key": key,
+            "invalid_audio": invalid}
     output, empty = transcript_dataset(dataset, {r["qid"]: r for r in records}, meta)
     write_json_atomic(output_path, output)
     write_json_atomic(f"{output_path}.wer.json", report)
@@ -273,6 +328,8 @@ def transcribe_folder(
         "no_audio": no_audio,
         "not_in_squad": not_in_squad,
         "ignored_files": ignored,
+        "invalid_audio": len(invalid),
+        "invalid_files": invalid,
         "empty_transcripts": empty,
         "audio_seconds": round(audio_now, 3),
         "asr_seconds": round(asr_seconds, 3),

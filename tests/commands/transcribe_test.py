@@ -42,3 +42,23 @@ def test_transcribe_prints_wer_by_group(tmp_path, capsys):
 def test_bad_recognizer_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="unknown recognizer 'whisper'"):
         run(parse(str(tmp_path), str(tmp_path / "o.json"), "--recognizer", "whisper", "--no-progress"))
+
+
+def test_skip_invalid_lists_the_bad_recordings(tmp_path, capsys):
+    src = tmp_path / "src"
+    synthesize_questions(TINY, str(src), "flite:kal16,flite:awb", limit=2, progress=False)
+    bad = src / "wavs" / "DEV000002_SPK103.wav"
+    bad.write_bytes(b"")
+    out = tmp_path / "transcripts.json"
+    assert not parse(str(src), str(out)).skip_invalid
+    summary = run(parse(str(src), str(out), "--skip-invalid", "--no-progress"))
+    printed = capsys.readouterr().out
+    assert summary["questions"] == 1 and summary["invalid_audio"] == 1
+    assert f"1 recordings left out (--skip-invalid):\n  {bad}: audio file is empty (0 bytes): {bad}\n" in printed
+
+
+def test_a_missing_output_folder_is_an_error_before_any_work(tmp_path):
+    from allennlp.common.checks import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="transcribe output file .*/nowhere/t.json: the folder .* does not exist"):
+        run(parse(str(tmp_path / "no_src"), str(tmp_path / "nowhere" / "t.json"), "--no-progress"))

@@ -109,3 +109,21 @@ def test_read_wav_errors_name_the_file(tmp_path):
         read_wav(silent)
     waveform, rate = read_wav(silent, allow_empty=True)
     assert waveform.shape == (0,) and rate == 16000
+
+
+def test_read_valid_wav_refuses_nan_and_infinite_samples(tmp_path):
+    import numpy
+    import soundfile
+
+    from srcframework.speech.audio import read_valid_wav
+
+    samples = numpy.zeros(1600, dtype=numpy.float32)
+    samples[10], samples[20] = numpy.nan, numpy.inf
+    path = tmp_path / "bad.wav"
+    soundfile.write(str(path), samples, 16000, subtype="FLOAT")
+    with pytest.raises(ValueError, match=r"holds 2 NaN or infinite samples: .*bad\.wav"):
+        read_valid_wav(str(path))
+    samples[10] = samples[20] = 0.25
+    soundfile.write(str(path), samples, 16000, subtype="FLOAT")
+    waveform, rate = read_valid_wav(str(path))
+    assert rate == 16000 and waveform[10] == 0.25

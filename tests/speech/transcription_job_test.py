@@ -210,3 +210,75 @@ def test_a_transcript_file_trains_and_validates_a_model(reference, tmp_path):
         assert meta["original_question"] == spoken[meta["id"]]["original_question"]
     output = predictor.predict_instance(instances[0])
     assert output["original_question"] == spoken[output["id"]]["original_question"]
+
+
+def spoil(src):
+    """Three of the four recordings of a copied folder made bad in the three ways the audio
+    indexer refuses: NaN/inf samples, bytes that are no audio, an empty file."""
+    import soundfile
+
+    nan = numpy.zeros(8000, dtype=numpy.float32)
+    nan[100] = numpy.nan
+    nan[200] = -numpy.inf
+    soundfile.write(str(src / "wavs" / "DEV000002_SPK103.wav"), nan, 16000, subtype="FLOAT")
+    (src / "wavs" / "DEV000003_SPK101.wav").write_bytes(b"RIFF but not really a wave file")
+    (src / "wavs" / "DEV000004_SPK103.wav").write_bytes(b"")
+
+
+def test_bad_audio_stops_the_run_naming_the_file_and_keeps_the_journal(folder, wav2vec2_reference, tmp_path):
+    from srcframework.data.errors import DatasetError
+
+    src = tmp_path / "src"
+    shutil.copytree(folder, src)
+    spoil(src)
+    _, params = wav2vec2_reference
+    out = tmp_path / "t.json"
+    with pytest.raises(DatasetError, match=r"DEV000002_SPK103\.wav.*2 NaN or infinite samples.*--skip-invalid"):
+        transcribe_folder(str(src), str(out), params, squad_path=TINY, batch_size=1, progress=False)
+    journal = tmp_path / "t.json.journal.jsonl"
+    assert [json.loads(line)["fid"] for line in journal.read_text().splitlines()[1:]] == ["DEV000001"]
+    assert not out.exists()
+    # the good recordings of a batch are journaled before the bad one stops the run
+    os.remove(journal)
+    with pytest.raises(DatasetError, match=r"DEV000002_SPK103\.wav"):
+        transcribe_folder(str(src), str(out), params, squad_path=TINY, batch_size=4, progress=False)
+    assert [json.loads(line)["fid"] for line in journal.read_text().splitlines()[1:]] == ["DEV000001"]
+
+
+def test_skip_invalid_counts_and_lists_bad_audio_and_goes_on(folder, wav2vec2_reference, tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(folder, src)
+    spoil(src)
+    reference, params = wav2vec2_reference
+    out = tmp_path / "t.json"
+    summary = transcribe_folder(str(src), str(out), params, squad_path=TINY, batch_size=2, workers=2,
+                                skip_invalid=True, progress=False)
+    assert summary["questions"] == 1 and summary["invalid_audio"] == 3
+    listed = {row["fid"]: row for row in summary["invalid_files"]}
+    assert sorted(listed) == ["DEV000002", "DEV000003", "DEV000004"]
+    assert "NaN or infinite" in listed["DEV000002"]["error"]
+    assert "cannot read audio file" in listed["DEV000003"]["error"]
+    assert "empty (0 bytes)" in listed["DEV000004"]["error"]
+    assert listed["DEV000004"]["path"] == str(src / "wavs" / "DEV000004_SPK103.wav")
+    assert qas(out) == {"q1": qas(reference)["q1"]}
+    assert json.load(open(out))["transcription"]["invalid_audio"] == summary["invalid_files"]
+    assert not os.path.exists(f"{out}.journal.jsonl")
+
+
+def test_a_question_id_used_twice_is_an_error_naming_it_and_the_file(folder, tmp_path):
+    dataset = json.load(open(TINY, encoding="utf-8"))
+    paragraph = dataset["data"][0]["paragraphs"][0]
+    paragraph["qas"].append(dict(paragraph["qas"][0], question="The same id again?"))
+    duplicated = tmp_path / "dup.json"
+    duplicated.write_text(json.dumps(dataset))
+    qid = paragraph["qas"][0]["id"]
+    with pytest.raises(ValueError, match=rf"dup\.json.*{qid}.*(twice|duplicate)"):
+        transcribe_folder(str(folder), str(tmp_path / "t.json"), squad_path=str(duplicated), progress=False)
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_an_unwritable_output_is_an_error_before_any_work(folder, tmp_path):
+    from allennlp.common.checks import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match=r"transcribe output file .*: the folder .*missing does not exist"):
+        transcribe_folder(str(folder), str(tmp_path / "missing" / "t.json"), squad_path=TINY, progress=False)
