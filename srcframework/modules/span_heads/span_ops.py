@@ -7,15 +7,58 @@ def mask_logits(logits: torch.Tensor, mask: torch.BoolTensor) -> torch.Tensor:
 
 
 def best_span(start_logits: torch.Tensor, end_logits: torch.Tensor, max_span_length: int) -> torch.LongTensor:
-    """Inclusive (start, end) maximising start + end logit with start <= end < start + max length."""
+    """
+    Inclusive (start, end) maximising start + end logit with start <= end < start + max length.
+
+    Memory is B x n x `max_span_length` (B x n when `max_span_length` <= 0, no limit), never
+    B x n x n, so a very long context decodes. Ties go to the smallest start, then the smallest
+    end, as an argmax over the full n x n score matrix would give.
+
+    # Parameters
+
+    start_logits : `torch.Tensor`
+        B x n.
+    end_logits : `torch.Tensor`
+        B x n.
+    max_span_length : `int`
+        Longest span in positions; 0 (or less) means no limit.
+
+    # Returns
+
+    `torch.LongTensor`, B x 2.
+    """
     length = start_logits.size(1)
-    scores = start_logits.unsqueeze(2) + end_logits.unsqueeze(1)
-    allowed = torch.ones(length, length, dtype=torch.bool, device=scores.device).triu()
-    if max_span_length > 0:
-        allowed = allowed & ~torch.ones_like(allowed).triu(max_span_length)
-    scores = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
+    if max_span_length <= 0 or max_span_length >= length:
+        return _best_span_unbounded(start_logits, end_logits)
+    # scores[b, s, k] = start[b, s] + end[b, s + k]: a sliding window of the end logits, padded at
+    # the right end with the dtype's minimum (as the full matrix fills the spans it forbids)
+    fill = torch.finfo(end_logits.dtype).min
+    padded = torch.nn.functional.pad(end_logits, (0, max_span_length - 1), value=fill)
+    windows = padded.unfold(1, max_span_length, 1)  # B x n x K, a view
+    scores = start_logits.unsqueeze(2) + windows
+    past_end = torch.arange(length, device=scores.device).unsqueeze(1) + torch.arange(
+        max_span_length, device=scores.device
+    ) >= length
+    scores = scores.masked_fill(past_end, fill)
+    # row-major (start, offset) order is (start, end) order, so the first maximum is the same one
     flat = scores.view(scores.size(0), -1).argmax(-1)
-    return torch.stack([flat // length, flat % length], dim=-1)
+    starts = flat // max_span_length
+    return torch.stack([starts, starts + flat % max_span_length], dim=-1)
+
+
+def _best_span_unbounded(start_logits: torch.Tensor, end_logits: torch.Tensor) -> torch.LongTensor:
+    """`best_span` without a length limit in O(n): the best start is the one whose own logit plus
+    the largest end logit at or after it is highest; its end is the first one reaching that."""
+    # largest end logit at or after each position
+    end_after = end_logits.flip(1).cummax(1).values.flip(1)
+    by_start = start_logits + end_after
+    best = by_start.max(1, keepdim=True).values
+    starts = by_start.argmax(1)  # first maximum: the smallest start
+    scores = start_logits.gather(1, starts.unsqueeze(1)) + end_logits
+    positions = torch.arange(end_logits.size(1), device=end_logits.device)
+    reaching = (scores == best) & (positions >= starts.unsqueeze(1))
+    ends = reaching.int().argmax(1)  # first True
+    return torch.stack([starts, ends], dim=-1)
 
 
 def span_loss(start_logits, end_logits, span_start, span_end) -> torch.Tensor:

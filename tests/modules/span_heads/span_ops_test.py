@@ -1,0 +1,90 @@
+"""`best_span` against the full n x n baseline kept in benchmarks/span_decoding.py, and its memory."""
+import importlib.util
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from srcframework.modules.span_heads.span_ops import best_span, mask_logits
+from tests.conftest import ROOT
+
+_spec = importlib.util.spec_from_file_location("span_decoding", ROOT / "benchmarks" / "span_decoding.py")
+span_decoding = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(span_decoding)
+full_matrix_best_span = span_decoding.full_matrix_best_span
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_same_spans_as_the_full_matrix_on_random_logits(seed):
+    generator = torch.Generator().manual_seed(seed)
+    for _ in range(300):
+        batch = int(torch.randint(1, 5, (1,), generator=generator))
+        length = int(torch.randint(1, 80, (1,), generator=generator))
+        max_span_length = int(torch.randint(0, 90, (1,), generator=generator))
+        if seed % 2:  # small integers: many ties, broken towards the smallest start, then end
+            start = torch.randint(-3, 3, (batch, length), generator=generator).float()
+            end = torch.randint(-3, 3, (batch, length), generator=generator).float()
+        else:
+            start, end = torch.randn(batch, length, generator=generator), torch.randn(batch, length, generator=generator)
+        if length > 2 and seed >= 2:  # padded rows, as the heads mask them
+            mask = torch.arange(length) < torch.randint(1, length, (batch, 1), generator=generator)
+            start, end = mask_logits(start, mask), mask_logits(end, mask)
+        expected = full_matrix_best_span(start, end, max_span_length)
+        assert torch.equal(best_span(start, end, max_span_length), expected), (batch, length, max_span_length)
+
+
+def test_limit_and_order():
+    start = torch.tensor([[-9.0, 0.0, 5.0, 0.0]])  # (1, 0) would score 9 if order were ignored
+    end = torch.tensor([[9.0, 0.0, 0.0, 1.0]])
+    assert best_span(start, end, 0).tolist() == [[2, 3]]
+    assert best_span(start, end, 1).tolist() == [[2, 2]]
+    assert best_span(start, end, 2).tolist() == [[2, 3]]
+    assert best_span(start, end, 100).tolist() == [[2, 3]]
+
+
+MEMORY_PROBE = """
+import json, resource, sys, torch
+from srcframework.modules.span_heads.span_ops import best_span
+length, limit = int(sys.argv[1]), int(sys.argv[2])
+start, end = torch.randn(1, length), torch.randn(1, length)
+best_span(start[:, :64], end[:, :64], limit)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+span = best_span(start, end, limit).tolist()
+print(json.dumps({"kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before, "span": span}))
+"""
+
+
+@pytest.mark.parametrize("limit", [30, 0])
+def test_memory_grows_with_length_times_limit_not_length_squared(limit):
+    # 12,000 positions: a full score matrix alone is 12,000^2 floats = 549 MiB
+    done = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE, "12000", str(limit)], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["kib"] < 40 * 1024, f"decoding 12,000 positions grew the peak memory by {result['kib']} KiB"
+    start, end = result["span"][0]
+    assert 0 <= start <= end < 12000 and (limit == 0 or end - start < limit)
+
+
+def test_a_200000_character_context_evaluates(tiny_archive, tmp_path):
+    """`allennlp evaluate` of the tiny BiDAF on one question whose context has 200,000 characters
+    (40,000 tokens: a full score matrix would be 6.4 GB of floats)."""
+    filler = "The old quay of Velmont was rebuilt. "
+    context = (filler * 2700 + "The harbour was dredged in 1882 by Ossia Brandt. " + filler * 3000)[:200000]
+    answer_start = context.index("1882")
+    data = {"version": "1.1", "data": [{"title": "long", "paragraphs": [{"context": context, "qas": [
+        {"id": "long1", "question": "When was the harbour dredged?", "answers": [{"text": "1882", "answer_start": answer_start}]}
+    ]}]}]}
+    data_file = tmp_path / "long.json"
+    data_file.write_text(json.dumps(data))
+    metrics_file = tmp_path / "metrics.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "allennlp", "evaluate", str(tiny_archive), str(data_file), "--output-file", str(metrics_file)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    metrics = json.loads(metrics_file.read_text())
+    assert 0.0 <= metrics["f1"] <= 1.0 and metrics["loss"] == metrics["loss"]
