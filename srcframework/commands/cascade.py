@@ -3,7 +3,8 @@ text QA model, scored overall and per accent group in one call.
 
 1. The recordings of the SQuAD-SRC-layout folder SRC_DIR are transcribed into
    `OUT_DIR/transcripts.json` (`srcframework.speech.transcription_job`: journaled and resumable; a
-   rerun with the same recognizer reuses the file).
+   rerun with the same recognizer reuses the file). With `--transcripts FILE` an existing
+   `allennlp transcribe` output of SRC_DIR is used instead and nothing is transcribed.
 2. That file is read with the archive's validation dataset reader and answered in batches
    (`Model.forward_on_instances`).
 3. `OUT_DIR/predictions.jsonl` gets one line per question (id, fid, prediction, answers, groups,
@@ -12,11 +13,16 @@ text QA model, scored overall and per accent group in one call.
    `report.json`, `report.md` and `f1_by_country.png` come from `srcframework.reports.accent`.
 
 Questions whose transcript is empty, and any the reader skips, are unanswered and score 0.
+The output folder is checked before any work. The outputs of an earlier run are removed at the
+start; the new ones are written once every question is answered, each atomically (temporary file
+in OUT_DIR, then `os.replace`), `metrics.json` last: a run that fails leaves none of them.
 """
 import argparse
 import json
 import logging
 import os
+import shutil
+import tempfile
 from typing import List, Optional, Tuple
 
 from allennlp.commands import Subcommand
@@ -25,22 +31,64 @@ from more_itertools import chunked
 from tqdm import tqdm
 
 from srcframework.commands.transcribe import add_transcription_arguments
+from srcframework.common.files import write_json_atomic, write_lines_atomic
+from srcframework.common.paths import check_output_path
+from srcframework.data.errors import DatasetError
 from srcframework.reports.accent import accent_report, write_accent_report
 from srcframework.speech.transcription_job import transcribe_folder
 
 logger = logging.getLogger(__name__)
 
 TRANSCRIPTS_NAME = "transcripts.json"
+REPORT_NAMES = ("report.json", "report.md", "f1_by_country.png")
+OUTPUT_NAMES = ("predictions.jsonl", *REPORT_NAMES, "metrics.json")
+TRANSCRIPT_KEYS = ("id", "fid", "question", "original_question", "answers", "speaker", "country", "gender")
 
 
 def transcript_questions(path: str) -> Tuple[List[dict], dict]:
     """`(questions, transcription metadata)` of a transcript file written by `transcribe_folder`:
-    every question, those with an empty transcript included, in file order (those last)."""
-    with open(path, encoding="utf-8") as handle:
-        dataset = json.load(handle)
-    meta = dataset.get("transcription", {})
+    every question, those with an empty transcript included, in file order (those last). A file
+    that is no `transcribe` output, a question without the keys the cascade needs, or a question
+    id used twice is a `DatasetError` naming the file (and the id)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            dataset = json.load(handle)
+    except FileNotFoundError:
+        raise DatasetError(path, "transcript file not found") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise DatasetError(path, f"not a JSON transcript file ({error})") from None
+    meta = dataset.get("transcription") if isinstance(dataset, dict) else None
+    if not isinstance(meta, dict) or not isinstance(dataset.get("data"), list):
+        raise DatasetError(path, 'not an `allennlp transcribe` output (no "transcription" section or "data" list)')
     qas = [qa for article in dataset["data"] for paragraph in article["paragraphs"] for qa in paragraph["qas"]]
-    return qas + list(meta.get("empty_transcripts", [])), meta
+    qas += list(meta.get("empty_transcripts", []))
+    seen = set()
+    for qa in qas:
+        missing = [key for key in TRANSCRIPT_KEYS if key not in qa]
+        if missing:
+            raise DatasetError(path, f"the question lacks {missing}; is this an `allennlp transcribe` output?", qa.get("id"))
+        if qa["id"] in seen:
+            raise DatasetError(path, "the question id is used twice", qa["id"], reason="duplicate question id")
+        seen.add(qa["id"])
+    return qas, meta
+
+
+def reuse_transcripts(path: str, src_dir: str) -> dict:
+    """The transcription summary of an existing `transcribe` output of `src_dir`; a file made
+    from another folder is an error."""
+    questions, meta = transcript_questions(path)
+    source = meta.get("source")
+    if source is not None and os.path.realpath(source) != os.path.realpath(src_dir):
+        raise DatasetError(path, f"these are transcripts of {source}, not of {os.path.abspath(src_dir)}")
+    empty = len(meta.get("empty_transcripts", []))
+    return {
+        "transcripts_file": os.path.abspath(path),
+        "questions": len(questions),
+        "transcribed_now": 0,
+        "reused": len(questions),
+        "empty_transcripts": empty,
+        "invalid_audio": len(meta.get("invalid_audio", [])),
+    }
 
 
 def answer_file(
@@ -67,12 +115,17 @@ def answer_file(
     return answers
 
 
-def _write_lines_atomic(path: str, rows: List[dict]) -> None:
-    temporary = f"{path}.tmp-{os.getpid()}"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    os.replace(temporary, path)
+def write_report_atomic(report: dict, out_dir: str) -> None:
+    """`write_accent_report` into a temporary folder inside `out_dir`, then each file moved into
+    place with `os.replace`."""
+    staging = tempfile.mkdtemp(prefix=".report-", dir=out_dir)
+    try:
+        write_accent_report(report, staging)
+        for name in REPORT_NAMES:
+            os.chmod(os.path.join(staging, name), 0o644)
+            os.replace(os.path.join(staging, name), os.path.join(out_dir, name))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def run_cascade(
@@ -87,19 +140,30 @@ def run_cascade(
     cuda_device: int = -1,
     predict_batch_size: int = 32,
     progress: bool = True,
+    skip_invalid: bool = False,
+    transcripts_path: Optional[str] = None,
 ) -> dict:
-    """Transcribe, answer and score (see the module docstring); returns the metrics."""
+    """Transcribe (or, with `transcripts_path`, reuse a `transcribe` output), answer and score
+    (see the module docstring); returns the metrics."""
+    check_output_path(out_dir, "cascade output folder", is_dir=True)
     if not os.path.isfile(archive_path):
         raise FileNotFoundError(f"model archive not found: {archive_path}")
+    if transcripts_path is not None:
+        transcription = reuse_transcripts(transcripts_path, src_dir)
     os.makedirs(out_dir, exist_ok=True)
-    transcripts = os.path.join(out_dir, TRANSCRIPTS_NAME)
-    transcription = transcribe_folder(
-        src_dir, transcripts, recognizer, split=split, squad_path=squad_path,
-        workers=workers, batch_size=batch_size, progress=progress,
-    )
-    questions, meta = transcript_questions(transcripts)
+    for name in OUTPUT_NAMES:  # an earlier run's results must not pass for this run's
+        if os.path.exists(os.path.join(out_dir, name)):
+            logger.info("removing %s of an earlier run", os.path.join(out_dir, name))
+            os.remove(os.path.join(out_dir, name))
+    if transcripts_path is None:
+        transcripts_path = os.path.join(out_dir, TRANSCRIPTS_NAME)
+        transcription = transcribe_folder(
+            src_dir, transcripts_path, recognizer, split=split, squad_path=squad_path,
+            workers=workers, batch_size=batch_size, progress=progress, skip_invalid=skip_invalid,
+        )
+    questions, meta = transcript_questions(transcripts_path)
     readable = len(questions) - transcription["empty_transcripts"]
-    predicted = answer_file(archive_path, transcripts, cuda_device, predict_batch_size, progress) if readable else {}
+    predicted = answer_file(archive_path, transcripts_path, cuda_device, predict_batch_size, progress) if readable else {}
     records = []
     for qa in questions:
         records.append({
@@ -116,13 +180,13 @@ def run_cascade(
         logger.warning("%d of %d questions have no answer (empty transcript or skipped by the reader); they score 0",
                        unanswered, len(records))
     report = accent_report(records)
-    _write_lines_atomic(os.path.join(out_dir, "predictions.jsonl"), records)
-    write_accent_report(report, out_dir)
+    write_lines_atomic(os.path.join(out_dir, "predictions.jsonl"), records)
+    write_report_atomic(report, out_dir)
     metrics = {
         "src_dir": os.path.abspath(src_dir),
         "archive": os.path.abspath(archive_path),
         "recognizer": meta.get("recognizer"),
-        "split": split,
+        "split": meta.get("split", split),
         "questions": len(records),
         "unanswered": unanswered,
         "em": report["overall"]["em"],
@@ -134,10 +198,7 @@ def run_cascade(
         "f1_range": report["f1_range"],
         "transcription": transcription,
     }
-    temporary = os.path.join(out_dir, f"metrics.json.tmp-{os.getpid()}")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(metrics, handle, indent=1, ensure_ascii=False)
-    os.replace(temporary, os.path.join(out_dir, "metrics.json"))
+    write_json_atomic(os.path.join(out_dir, "metrics.json"), metrics, indent=1)
     return metrics
 
 
@@ -149,7 +210,8 @@ class Cascade(Subcommand):
             "with a speech recognizer, answer the transcripts with a trained model archive, and write "
             "predictions.jsonl, metrics.json (EM/F1 overall and per country, gender and speaker, WER "
             "per group) and the accent report into OUT_DIR. Transcripts are kept in "
-            "OUT_DIR/transcripts.json and reused by a rerun."
+            "OUT_DIR/transcripts.json and reused by a rerun; --transcripts FILE uses an existing "
+            "`allennlp transcribe` output of SRC_DIR instead."
         )
         subparser = parser.add_parser(self.name, description=description, help="ASR then QA, scored per accent")
         subparser.add_argument("src_dir", help="SQuAD-SRC-layout folder")
@@ -158,6 +220,11 @@ class Cascade(Subcommand):
         add_transcription_arguments(subparser)
         subparser.add_argument("--cuda-device", type=int, default=-1, help="GPU for the QA model (-1: CPU)")
         subparser.add_argument("--predict-batch-size", type=int, default=32, help="questions per QA forward pass")
+        subparser.add_argument(
+            "--transcripts", default=None, metavar="FILE",
+            help="an existing `allennlp transcribe` output of SRC_DIR to answer instead of transcribing "
+                 "(--recognizer, --split, --squad, --workers, --batch-size and --skip-invalid are then unused)",
+        )
         subparser.set_defaults(func=run)
         return subparser
 
@@ -175,6 +242,8 @@ def run(args: argparse.Namespace) -> dict:
         cuda_device=args.cuda_device,
         predict_batch_size=args.predict_batch_size,
         progress=not args.no_progress,
+        skip_invalid=args.skip_invalid,
+        transcripts_path=args.transcripts,
     )
     with open(os.path.join(args.out_dir, "report.md"), encoding="utf-8") as handle:
         print(handle.read(), end="")

@@ -1,5 +1,6 @@
 import argparse
 import json
+import os
 
 import numpy
 import pytest
@@ -82,3 +83,71 @@ def test_transcribe_answer_and_score_in_one_call(tmp_path, tiny_archive, capsys)
 def test_missing_archive_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="model archive not found: .*nothing.tar.gz"):
         run(parse(str(tmp_path), str(tmp_path / "nothing.tar.gz"), str(tmp_path / "out"), "--no-progress"))
+
+
+@pytest.fixture(scope="module")
+def transcribed(tmp_path_factory):
+    """Two tiny-fixture questions read by flite and an `allennlp transcribe` output of them."""
+    from srcframework.speech.transcription_job import transcribe_folder
+
+    root = tmp_path_factory.mktemp("transcribed")
+    src = root / "src"
+    synthesize_questions(TINY, str(src), "flite:kal16,flite:awb", limit=2, progress=False)
+    transcripts = root / "transcripts.json"
+    transcribe_folder(str(src), str(transcripts), "pocketsphinx", squad_path=TINY, progress=False)
+    return src, transcripts
+
+
+def test_transcripts_option_reuses_a_transcribe_output(tmp_path, tiny_archive, transcribed):
+    src, transcripts = transcribed
+    out = tmp_path / "cascade"
+    metrics = run(parse(str(src), str(tiny_archive), str(out), "--transcripts", str(transcripts), "--no-progress"))
+    assert metrics["transcription"]["transcribed_now"] == 0 and metrics["transcription"]["reused"] == 2
+    assert metrics["transcription"]["transcripts_file"] == str(transcripts)
+    assert not (out / "transcripts.json").exists()  # nothing was transcribed again
+    spoken = {qa["id"]: qa["question"] for a in json.load(open(transcripts))["data"]
+              for p in a["paragraphs"] for qa in p["qas"]}
+    lines = read_lines(out / "predictions.jsonl")
+    assert {line["id"]: line["question"] for line in lines} == spoken
+    assert all(line["prediction"] is not None for line in lines)
+    assert metrics["questions"] == 2 and metrics["recognizer"] == {"type": "pocketsphinx"}
+
+
+def test_transcripts_of_another_folder_or_with_a_duplicated_id_are_errors(tmp_path, tiny_archive, transcribed):
+    src, transcripts = transcribed
+    with pytest.raises(ValueError, match=r"transcripts.json: these are transcripts of .*src, not of .*elsewhere"):
+        run(parse(str(tmp_path / "elsewhere"), str(tiny_archive), str(tmp_path / "o"), "--transcripts",
+                  str(transcripts), "--no-progress"))
+    dataset = json.load(open(transcripts))
+    qas = dataset["data"][0]["paragraphs"][0]["qas"]
+    qas.append(dict(qas[0]))
+    duplicated = tmp_path / "dup.json"
+    duplicated.write_text(json.dumps(dataset))
+    with pytest.raises(ValueError, match=rf"dup\.json \(question id '{qas[0]['id']}'\): the question id is used twice"):
+        run(parse(str(src), str(tiny_archive), str(tmp_path / "o"), "--transcripts", str(duplicated), "--no-progress"))
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_run_that_stops_on_a_bad_question_leaves_no_results(tmp_path, tiny_archive, transcribed):
+    """An earlier run's results are removed at the start, and the failed run writes none."""
+    src, transcripts = transcribed
+    out = tmp_path / "cascade"
+    run(parse(str(src), str(tiny_archive), str(out), "--transcripts", str(transcripts), "--no-progress"))
+    assert (out / "metrics.json").exists()
+    dataset = json.load(open(transcripts))
+    dataset["data"][0]["paragraphs"][0]["qas"][0]["answers"][0]["answer_start"] += 1  # the reader refuses it
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(dataset))
+    with pytest.raises(ValueError, match="answer_start"):
+        run(parse(str(src), str(tiny_archive), str(out), "--transcripts", str(bad), "--no-progress"))
+    assert sorted(os.listdir(out)) == []
+
+
+def test_an_unwritable_output_folder_is_an_error_before_any_work(tmp_path):
+    from allennlp.common.checks import ConfigurationError
+
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ConfigurationError, match="cascade output folder .*file/out: .*file is a file, not a folder"):
+        run(parse(str(tmp_path), str(tmp_path / "nothing.tar.gz"), str(tmp_path / "file" / "out"), "--no-progress"))
+    with pytest.raises(ConfigurationError, match="cascade output folder /proc/cascade: cannot write in the folder /proc"):
+        run(parse(str(tmp_path), str(tmp_path / "nothing.tar.gz"), "/proc/cascade", "--no-progress"))
