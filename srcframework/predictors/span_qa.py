@@ -1,11 +1,44 @@
+import atexit
 import json
+import logging
 import os
-from typing import List, Optional
+import sys
+from typing import Dict, List, Optional
 
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
 from allennlp.models import Model
 from allennlp.predictors import Predictor
+
+from srcframework.common.files import write_json_atomic
+from srcframework.common.paths import check_output_path
+
+logger = logging.getLogger(__name__)
+
+_RUN_FAILED = False
+_HOOK_INSTALLED = False
+
+
+def watch_for_failure() -> None:
+    """Wraps `sys.excepthook` (once) so that `run_failed()` tells whether an exception reached the
+    top of this process. Python calls the hook before the `atexit` functions, so those can tell a
+    failed run from a finished one."""
+    global _HOOK_INSTALLED
+    if _HOOK_INSTALLED:
+        return
+    previous = sys.excepthook
+
+    def hook(kind, value, traceback):
+        global _RUN_FAILED
+        _RUN_FAILED = True
+        previous(kind, value, traceback)
+
+    sys.excepthook = hook
+    _HOOK_INSTALLED = True
+
+
+def run_failed() -> bool:
+    return _RUN_FAILED
 
 
 @Predictor.register("span_qa")
@@ -22,8 +55,13 @@ class SpanQAPredictor(Predictor):
     dataset_reader : `DatasetReader`
         Must offer `text_to_instance(question, context, question_id=...)`, as `squad_v1` does.
     official_predictions_file : `str`, optional
-        Also write the official SQuAD predictions format `{qid: answer}` to this file. The file is
-        valid JSON after every prediction (each new entry is written before the closing brace).
+        Also write the official SQuAD predictions format `{qid: answer}` to this file, once every
+        question is answered: atomically (a temporary file in the same folder, then `os.replace`),
+        by `write_official_predictions()` or, under `allennlp predict`, when the process ends
+        without an error. A run that stops on a bad question writes no file (and an earlier file
+        at that path is removed when the predictor is made), so an official file is never a
+        partial or stale one. Its folder is checked when the predictor is made, before any
+        prediction; a question id answered twice is an error naming the id.
     frozen : `bool`, optional (default = `True`)
     """
 
@@ -35,12 +73,16 @@ class SpanQAPredictor(Predictor):
         frozen: bool = True,
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
-        self._official = None
-        if official_predictions_file:
-            self._official = open(official_predictions_file, "w+b")
-            self._official.write(b"{}")
-            self._official.flush()
-            self._official_count = 0
+        self._official_path = official_predictions_file or None
+        self._official: Optional[Dict[str, str]] = None
+        if self._official_path is not None:
+            check_output_path(self._official_path, "official predictions file")
+            if os.path.exists(self._official_path):  # an earlier run's file must not pass for this run's
+                logger.info("removing the earlier official predictions file %s", self._official_path)
+                os.remove(self._official_path)
+            self._official = {}
+            watch_for_failure()
+            atexit.register(self._write_official_at_exit)
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         for key in ("context", "question"):
@@ -58,15 +100,29 @@ class SpanQAPredictor(Predictor):
         outputs = self._model.forward_on_instances(instances)
         return [sanitize({key: value for key, value in output.items() if value is not None}) for output in outputs]
 
-    def _write_official(self, qid: str, answer: str) -> None:
-        handle = self._official
-        handle.seek(-1, os.SEEK_END)
-        separator = ", " if self._official_count else ""
-        entry = f"{separator}{json.dumps(qid)}: {json.dumps(answer, ensure_ascii=False)}}}"
-        handle.write(entry.encode("utf-8"))
-        handle.truncate()
-        handle.flush()
-        self._official_count += 1
+    def write_official_predictions(self) -> Optional[str]:
+        """Writes the official predictions file of every question answered so far (atomically)
+        and returns its path; None without `official_predictions_file`. Call it once all
+        questions are answered; `allennlp predict` does so when it ends without an error."""
+        if self._official is None:
+            return None
+        atexit.unregister(self._write_official_at_exit)
+        write_json_atomic(self._official_path, self._official)
+        return self._official_path
+
+    def _write_official_at_exit(self) -> None:
+        if run_failed():
+            logger.warning("the run failed: no official predictions file written to %s", self._official_path)
+            return
+        self.write_official_predictions()
+
+    def _add_official(self, qid: str, answer: str) -> None:
+        if qid in self._official:
+            raise ValueError(
+                f"question id {qid!r} is answered twice; the official predictions file "
+                f"{self._official_path} holds one answer per id"
+            )
+        self._official[qid] = answer
 
     def dump_line(self, outputs: JsonDict) -> str:
         line = {
@@ -79,6 +135,6 @@ class SpanQAPredictor(Predictor):
             "original_question": outputs.get("original_question"),
         }
         if self._official is not None and line["id"] is not None:
-            self._write_official(line["id"], line["best_span_str"])
+            self._add_official(str(line["id"]), line["best_span_str"])
         line = {key: sanitize(value) for key, value in line.items() if value is not None}
         return json.dumps(line, ensure_ascii=False) + "\n"

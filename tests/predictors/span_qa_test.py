@@ -1,9 +1,12 @@
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from allennlp.predictors import Predictor
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, ROOT
 
 
 def test_predicts_json_lines_input(tiny_archive):
@@ -25,14 +28,57 @@ def test_bad_input_line_is_a_clear_error(tiny_archive):
         predictor.predict_json({"context": "Some text."})
 
 
-def test_official_predictions_file_is_valid_json_after_each_line(tiny_archive, tmp_path):
+def official_run(archive, tmp_path, lines, *extra):
+    """`allennlp predict` on JSON lines in a subprocess, with an official predictions file."""
+    inputs = tmp_path / "input.jsonl"
+    inputs.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    official = tmp_path / "out" / "official.json"
+    command = [sys.executable, "-m", "allennlp", "predict", str(archive), str(inputs), "--predictor", "span_qa",
+               "--batch-size", "1", "--silent", "--output-file", str(tmp_path / "p.jsonl"),
+               "--predictor-args", json.dumps({"official_predictions_file": str(official)}), *extra]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return done, official
+
+
+CONTEXT = "The harbour of Velmont was dredged in 1882 by the engineer Ossia Brandt."
+GOOD = [{"id": f"q{k}", "context": CONTEXT, "question": question}
+        for k, question in enumerate(["When was it dredged?", "Who dredged it?", "What was dredged?"])]
+
+
+def test_official_predictions_file_appears_only_when_the_run_is_complete(tiny_archive, tmp_path):
+    (tmp_path / "out").mkdir()
+    stale = tmp_path / "out" / "official.json"
+    stale.write_text('{"old": "answers of an earlier run"}')
+    # the fourth line is bad: the run stops there, after three answered questions
+    done, official = official_run(tiny_archive, tmp_path, GOOD + [{"id": "q3", "context": CONTEXT}])
+    assert done.returncode != 0 and "non-empty string 'question'" in done.stderr
+    assert len((tmp_path / "p.jsonl").read_text().splitlines()) == 3  # allennlp's own file has the three
+    assert os.listdir(tmp_path / "out") == []  # no official file, no stale one, no temporary one
+    done, official = official_run(tiny_archive, tmp_path, GOOD)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [json.loads(line) for line in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert json.loads(official.read_text()) == {line["id"]: line["best_span_str"] for line in lines}
+    assert sorted(json.loads(official.read_text())) == ["q0", "q1", "q2"]
+    assert os.listdir(tmp_path / "out") == ["official.json"]
+
+
+def test_a_missing_official_folder_is_an_error_before_predicting(tiny_archive, tmp_path):
+    from allennlp.common.checks import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="official predictions file .*/nowhere/p.json: the folder .* does not exist"):
+        Predictor.from_path(tiny_archive, "span_qa", official_predictions_file=str(tmp_path / "nowhere" / "p.json"))
+
+
+def test_official_predictions_written_on_request_and_ids_answered_once(tiny_archive, tmp_path):
     official = tmp_path / "predictions.json"
     predictor = Predictor.from_path(tiny_archive, "span_qa", official_predictions_file=str(official))
-    assert json.loads(official.read_text()) == {}
     instances = list(predictor._dataset_reader.read(FIXTURES / "squad_tiny.json"))
-    answers = {}
-    for output in predictor.predict_batch_instance(instances[:3]):
+    outputs = predictor.predict_batch_instance(instances[:3])
+    for output in outputs:
         predictor.dump_line(output)
-        answers[output["id"]] = output["best_span_str"]
-        assert json.loads(official.read_text(encoding="utf-8")) == answers
-    assert len(answers) == 3
+    assert not official.exists()  # nothing before the run says it is complete
+    assert predictor.write_official_predictions() == str(official)
+    assert json.loads(official.read_text()) == {o["id"]: o["best_span_str"] for o in outputs}
+    with pytest.raises(ValueError, match=rf"question id '{outputs[0]['id']}' is answered twice"):
+        predictor.dump_line(outputs[0])
