@@ -15,7 +15,9 @@ from srcframework import commands, data, metrics, models, modules, noise, predic
 
 __version__ = "0.1.0"
 
-# third-party packages that declare the "srcframework" entry point add their components here
+# third-party packages that declare the "srcframework" entry point add their components here; a
+# plugin that cannot be used as installed (a name clash) stops every command but `list-plugins`,
+# which reports it
 from srcframework.plugins.manager import load_plugins  # noqa: E402
 
-load_plugins()
+load_plugins(strict=not (commands.cli_errors.running_allennlp_cli() and commands.cli_errors.subcommand() == "list-plugins"))

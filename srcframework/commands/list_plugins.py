@@ -1,4 +1,7 @@
-"""`allennlp list-plugins [--json]`: the installed srcframework plugins, what they add, and failures."""
+"""`allennlp list-plugins [--json]`: the installed srcframework plugins, what they add, and failures.
+
+It runs even when a plugin is refused (a name clash, which stops every other command): the refused
+plugin is listed under FAILED with both sides of the clash."""
 import argparse
 import json
 from typing import List
@@ -36,11 +39,12 @@ def format_table(report: PluginReport) -> str:
         lines.append(f"FAILED ({len(report.failures)}):")
         for failure in report.failures:
             where = f"{failure.distribution or '?'} {failure.version or '?'}, {failure.value}"
-            lines.append(f"  {failure.name} ({where}): {failure.stage} failed: {failure.error}")
+            what = "refused" if failure.stage == "refused" else f"{failure.stage} failed"
+            lines.append(f"  {failure.name} ({where}): {what}: {failure.error}")
     return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> PluginReport:
-    report = load_plugins()
+    report = load_plugins(strict=False)
     print(json.dumps(report.to_dict(), indent=2) if args.json else format_table(report))
     return report

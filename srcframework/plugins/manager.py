@@ -4,8 +4,11 @@ registers what they offer in AllenNLP's registries.
 
 A plugin that cannot be imported, or whose hook raises, is logged with `logger.error`, recorded
 in the report's `failures` and skipped; the others load. A plugin that offers a name already
-taken (by a built-in or another plugin) raises `PluginError`, and one that offers a class of the
-wrong base raises `PluginTypeError`: both are mistakes to fix, not to work around silently.
+taken (by a built-in or another plugin), or a class of the wrong base, is refused: nothing of it is
+registered, it is recorded in `failures` with stage `refused` (the message names both sides of a
+clash), and `load_plugins` raises `PluginError` (`PluginTypeError`) once every plugin was seen:
+both are mistakes to fix, not to work around silently. Only `load_plugins(strict=False)`, which
+`allennlp list-plugins` uses to show what clashes, returns the report instead of raising.
 """
 import copy
 import logging
@@ -94,6 +97,7 @@ _loading = False
 _managers: Dict[str, pluggy.PluginManager] = {}
 _loaded: Dict[str, Dict[tuple, PluginInfo]] = {}
 _failed: Dict[str, Dict[tuple, PluginFailure]] = {}
+_refused: Dict[str, Dict[tuple, PluginError]] = {}
 _origins: Dict[Tuple[type, str], Tuple[PluginInfo, type]] = {}
 
 
@@ -107,7 +111,7 @@ def get_plugin_manager(group: str = GROUP) -> pluggy.PluginManager:
         return _managers[group]
 
 
-def load_plugins(group: str = GROUP) -> PluginReport:
+def load_plugins(group: str = GROUP, strict: bool = True) -> PluginReport:
     """
     Loads the plugins of the entry-point `group` not loaded yet, registers their classes, and
     returns a report of every plugin of the group seen so far. Calling it again is cheap and
@@ -119,13 +123,17 @@ def load_plugins(group: str = GROUP) -> PluginReport:
     group : `str`, optional (default = `"srcframework"`)
         The entry-point group. Each entry point names a module (or object) with hook
         implementations, e.g. `phonetic = srcframework_phonetic.plugin`.
+    strict : `bool`, optional (default = `True`)
+        Raise for a refused plugin (this call's or an earlier one's). `False` only reports it.
 
     # Raises
 
     PluginError
-        A plugin offers a name already registered for that kind; the message names both sides.
+        With `strict`: a plugin offers a name already registered for that kind; the message
+        names both sides.
     PluginTypeError
-        A hook returned something other than `{name: subclass of the hook's base class}`.
+        With `strict`: a hook returned something other than `{name: subclass of the hook's base
+        class}`.
     """
     global _loading
     with _lock:
@@ -138,6 +146,9 @@ def load_plugins(group: str = GROUP) -> PluginReport:
                         _load(group, entry_point, key)
             finally:
                 _loading = False
+        refused = list(_refused.get(group, {}).values())
+        if strict and refused:
+            raise type(refused[0])(str(refused[0]))
         return _report(group)
 
 
@@ -152,6 +163,7 @@ def unload_plugins() -> None:
         _managers.clear()
         _loaded.clear()
         _failed.clear()
+        _refused.clear()
 
 
 def _entry_points(group: str) -> List[metadata.EntryPoint]:
@@ -203,9 +215,10 @@ def _load(group: str, entry_point: metadata.EntryPoint, key: tuple) -> None:
 
     try:
         additions = _check(info, offered)
-    except PluginError:
+    except PluginError as err:
         manager.unregister(plugin)
-        raise
+        _refused.setdefault(group, {})[key] = err
+        return _fail(group, key, info, "refused", err)
     for base, kind, name, cls in additions:
         base.register(name)(cls)
         _origins[(base, name)] = (info, cls)
@@ -262,7 +275,8 @@ def _describe_owner(base: type, name: str) -> str:
 
 def _fail(group: str, key: tuple, info: PluginInfo, stage: str, err: Exception) -> None:
     error = f"{type(err).__name__}: {err}"
-    logger.error("srcframework %s was skipped: %s failed: %s", info.label, stage, error)
+    what = "refused" if stage == "refused" else f"{stage} failed"
+    logger.error("srcframework %s was skipped: %s: %s", info.label, what, error)
     logger.debug("Traceback of the failure of %s", info.label, exc_info=err)
     _failed[group][key] = PluginFailure(info.name, info.value, info.distribution, info.version, stage, error)
 

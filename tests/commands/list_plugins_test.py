@@ -30,7 +30,7 @@ REPORT = PluginReport(
 
 @pytest.fixture
 def report(monkeypatch):
-    monkeypatch.setattr(list_plugins, "load_plugins", lambda: REPORT)
+    monkeypatch.setattr(list_plugins, "load_plugins", lambda strict=True: REPORT)
     return REPORT
 
 
@@ -65,7 +65,7 @@ def test_json(report, capsys):
 
 
 def test_no_plugins(monkeypatch, capsys):
-    monkeypatch.setattr(list_plugins, "load_plugins", lambda: PluginReport("srcframework"))
+    monkeypatch.setattr(list_plugins, "load_plugins", lambda strict=True: PluginReport("srcframework"))
     list_plugins.run(argparse.Namespace(json=False))
     assert capsys.readouterr().out == "No plugins installed (entry-point group 'srcframework').\n"
 
@@ -81,3 +81,42 @@ def test_subcommand_parser():
     list_plugins.ListPlugins().add_subparser(parser.add_subparsers())
     args = parser.parse_args(["list-plugins", "--json"])
     assert args.json and args.func is list_plugins.run
+
+
+def test_a_name_clash_is_listed_but_stops_other_commands(tmp_path):
+    """Two installed distributions offer the noise source `fake_echo`: `allennlp list-plugins`
+    shows both sides, while `allennlp noise` and `allennlp evaluate` stop with one line."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import FIXTURES, ROOT
+    from tests.plugins.manager_test import install, offering
+
+    site = tmp_path / "site"
+    site.mkdir()
+    install(site, "fake-echo-a", offering("noise_sources", "fake_echo"))
+    install(site, "fake-echo-b", offering("noise_sources", "fake_echo"))
+    env = dict(os.environ, PYTHONPATH=str(site), OMP_NUM_THREADS="1")
+    env.pop("SRCFRAMEWORK_DEBUG", None)
+
+    def allennlp(*arguments):
+        command = [sys.executable, "-m", "allennlp", *arguments]
+        return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+    listed = allennlp("list-plugins")
+    assert listed.returncode == 0, listed.stderr[-3000:]
+    refused = [line for line in listed.stdout.splitlines() if "refused" in line]
+    assert len(refused) == 1 and refused[0].startswith("  fake_echo_b (fake-echo-b 0.1")
+    assert "fake_echo_b.Echo" in refused[0] and "fake-echo-a 0.1" in refused[0] and "fake_echo_a.Echo" in refused[0]
+    assert any(line.split()[:2] == ["fake_echo_a", "fake-echo-a"] for line in listed.stdout.splitlines())
+
+    data = str(FIXTURES / "squad_tiny.json")
+    for arguments in (["noise", data, str(tmp_path / "out.json"), "--noise", "keyboard"],
+                      ["evaluate", str(tmp_path / "no_model.tar.gz"), data]):
+        done = allennlp(*arguments)
+        assert done.returncode != 0
+        last = done.stderr.strip().splitlines()[-1]
+        assert last.startswith("error: ") and "fake_echo_a.Echo" in last and "fake_echo_b.Echo" in last, done.stderr[-3000:]
+        assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out.json").exists()

@@ -188,3 +188,16 @@ def test_unload_removes_what_plugins_registered(site):
     assert "squad_v1" in Registrable._registry[DatasetReader]
     assert load_plugins().plugins  # and loading again works
     assert NoiseSource.by_name("fake_shout")().noise(["a"]) == ["A"]
+
+
+def test_not_strict_reports_a_clash_and_strict_still_refuses(site):
+    install(site, "fake-echo-a", offering("noise_sources", "fake_echo"))
+    install(site, "fake-echo-b", offering("noise_sources", "fake_echo"))
+    report = load_plugins(strict=False)
+    assert by_name(report)["fake_echo_a"].added == {"noise_sources": ["fake_echo"]}
+    refused = [failure for failure in report.failures if failure.stage == "refused"]
+    assert [failure.name for failure in refused] == ["fake_echo_b"]
+    assert "fake_echo_a.Echo" in refused[0].error and "fake_echo_b.Echo" in refused[0].error
+    assert NoiseSource.by_name("fake_echo").__module__ == "fake_echo_a"
+    with pytest.raises(PluginError, match="fake_echo_b.Echo"):  # a refusal is not forgotten
+        load_plugins()
