@@ -1,50 +1,125 @@
-"""`allennlp squad-eval DATA.json PREDICTIONS.json`: official SQuAD v1.1 EM/F1 of a predictions file."""
+"""`allennlp squad-eval DATA.json PREDICTIONS.json`: official SQuAD v1.1 EM/F1 of a predictions file.
+
+Strict: the data file is validated (`iter_questions`: an empty gold answer, a paragraph without
+`qas`, a duplicate question id are errors naming the file and question or paragraph); an empty
+predictions file, `{}`, a non-string answer, or predictions whose ids match no question of the data
+are errors naming the predictions file. Unanswered questions score 0 and are counted.
+"""
 import argparse
 import json
 import sys
+from typing import Dict, List
 
 from allennlp.commands import Subcommand
 
+from srcframework.common.files import write_text_atomic
+from srcframework.common.paths import check_output_path
 from srcframework.data.errors import DatasetError
-from srcframework.data.squad_file import load_squad_json
-from srcframework.metrics.squad import evaluate
+from srcframework.data.squad_file import iter_questions
+from srcframework.metrics.squad import score_answers
+
+PREDICT_KEYS = ("id", "best_span_str")
 
 
-def load_predictions(path: str) -> dict:
-    """`{qid: answer}` from an official predictions file, or from `allennlp predict` JSON lines
-    holding `id` and `best_span_str`."""
+def _is_predict_row(value) -> bool:
+    return isinstance(value, dict) and all(key in value for key in PREDICT_KEYS)
+
+
+def load_predictions(path: str) -> Dict[str, str]:
+    """`{qid: answer}` from an official predictions file (one JSON object `{qid: answer}`), or from
+    `allennlp predict` JSON lines holding `id` and `best_span_str`. The two are told apart by
+    content, so a one-line `predict` output is read as such."""
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
-    except (FileNotFoundError, UnicodeDecodeError) as err:
+    except (OSError, UnicodeDecodeError) as err:
         raise DatasetError(path, f"cannot read predictions: {err}") from None
+    if not text.strip():
+        raise DatasetError(path, "the predictions file is empty")
     try:
-        predictions = json.loads(text)
-        if isinstance(predictions, dict):
-            bad = [k for k, v in predictions.items() if not isinstance(v, str)]
-            if bad:
-                raise DatasetError(path, f"prediction for {bad[0]!r} is not a string")
-            return predictions
+        whole = json.loads(text)
     except json.JSONDecodeError:
-        pass
-    predictions = {}
+        whole = None
+    if isinstance(whole, dict) and not _is_predict_row(whole):
+        if not whole:
+            raise DatasetError(path, "the predictions file holds no predictions ({})")
+        for qid, answer in whole.items():
+            if not isinstance(answer, str):
+                raise DatasetError(path, f"the prediction is {type(answer).__name__} {answer!r}, not a string", qid)
+        return whole
+    return _load_predict_lines(path, text)
+
+
+def _load_predict_lines(path: str, text: str) -> Dict[str, str]:
+    predictions: Dict[str, str] = {}
+    lines: Dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-            predictions[row["id"]] = row["best_span_str"]
-        except (json.JSONDecodeError, KeyError, TypeError):
+        except json.JSONDecodeError:
+            row = None
+        if not _is_predict_row(row):
             raise DatasetError(
-                path, f"line {number}: neither an official {{qid: answer}} file nor predict output with id/best_span_str"
-            ) from None
+                path,
+                f"line {number}: neither an official {{qid: answer}} file nor `allennlp predict` output "
+                "(one JSON object a line with id and best_span_str)",
+            )
+        qid, answer = str(row["id"]), row["best_span_str"]
+        if not isinstance(answer, str):
+            raise DatasetError(
+                path, f"line {number}: best_span_str is {type(answer).__name__} {answer!r}, not a string", qid
+            )
+        if qid in lines:
+            raise DatasetError(path, f"line {number}: a second prediction (the first is on line {lines[qid]})", qid)
+        lines[qid] = number
+        predictions[qid] = answer
     return predictions
+
+
+def load_golds(path: str) -> Dict[str, List[str]]:
+    """`{qid: gold answers}` of a SQuAD v1.1-format file, validated (see `iter_questions`)."""
+    return {question.qid: question.answers for question in iter_questions(path)}
+
+
+def score_file(data_file: str, predictions_file: str) -> dict:
+    """
+    Official EM/F1 (0-100) of `predictions_file` on `data_file`, with `questions` (how many the
+    data holds), `unanswered` (how many of them have no prediction; they score 0) and
+    `unknown_ids` (predictions for questions the data does not hold, ignored).
+
+    # Raises
+
+    DatasetError
+        Bad data or predictions, or predictions that answer none of the data's questions.
+    """
+    golds = load_golds(data_file)
+    if not golds:
+        raise DatasetError(data_file, "the data file holds no questions")
+    predictions = load_predictions(predictions_file)
+    answered = [qid for qid in golds if qid in predictions]
+    if not answered:
+        example = next(iter(predictions))
+        raise DatasetError(
+            predictions_file,
+            f"none of its {len(predictions)} prediction ids (e.g. {example!r}) is a question of {data_file} "
+            f"({len(golds)} questions, e.g. {next(iter(golds))!r}): is it the right data file?",
+        )
+    result = dict(score_answers(golds, predictions))
+    result["questions"] = len(golds)
+    result["unanswered"] = len(golds) - len(answered)
+    result["unknown_ids"] = len(predictions) - len(answered)
+    return result
 
 
 @Subcommand.register("squad-eval")
 class SquadEval(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        description = "Score predictions with the official SQuAD v1.1 EM/F1 (0-100) and print JSON."
+        description = (
+            "Score predictions with the official SQuAD v1.1 EM/F1 (0-100) and print JSON, with the number "
+            "of questions, of unanswered ones (scored 0) and of prediction ids not in the data."
+        )
         subparser = parser.add_parser(self.name, description=description, help=description)
         subparser.add_argument("data_file", help="SQuAD v1.1-format JSON with gold answers")
         subparser.add_argument("predictions_file", help="{qid: answer} JSON, or `allennlp predict` output")
@@ -54,11 +129,23 @@ class SquadEval(Subcommand):
 
 
 def run(args: argparse.Namespace) -> dict:
-    dataset = load_squad_json(args.data_file)
-    result = evaluate(dataset["data"], load_predictions(args.predictions_file))
+    if args.output_file:
+        check_output_path(args.output_file, "squad-eval --output-file")
+    result = score_file(args.data_file, args.predictions_file)
+    if result["unanswered"]:
+        print(
+            f"{args.predictions_file}: {result['unanswered']} of {result['questions']} questions of "
+            f"{args.data_file} have no prediction and score 0",
+            file=sys.stderr,
+        )
+    if result["unknown_ids"]:
+        print(
+            f"{args.predictions_file}: {result['unknown_ids']} prediction ids are not questions of "
+            f"{args.data_file} and are ignored",
+            file=sys.stderr,
+        )
     text = json.dumps(result)
     print(text)
     if args.output_file:
-        with open(args.output_file, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
+        write_text_atomic(args.output_file, text + "\n")
     return result

@@ -1,8 +1,10 @@
 """Reading and validating SQuAD v1.1-format JSON (SQuAD, XQuAD, NoiseQA challenge sets).
 
 `iter_questions` yields one validated `SquadQuestion` per question. Every problem is a
-`DatasetError` naming the file and question id; with `skip_invalid=True` a problem question is
-counted in `skipped` (reason -> count) instead.
+`DatasetError` naming the file and question id (or the article and paragraph); with
+`skip_invalid=True` a problem question is counted in `skipped` (reason -> count) instead. A question
+id that appears twice is always an error, since the id is what predictions and scores are keyed
+by: every reader, `squad-eval`, `synthesize-speech` and `transcribe` read questions through here.
 """
 import json
 from collections import Counter
@@ -79,16 +81,29 @@ def iter_questions(
     """Yield every question of a SQuAD-format file, validated."""
     dataset = load_squad_json(file_path) if dataset is None else dataset
     skipped = Counter() if skipped is None else skipped
+    seen: Dict[str, str] = {}  # question id -> where it first appeared
     for a_index, article in enumerate(dataset["data"]):
         if not isinstance(article, dict) or not isinstance(article.get("paragraphs"), list):
             raise DatasetError(file_path, f'article {a_index} has no "paragraphs" list')
         title = article.get("title", "")
         for p_index, paragraph in enumerate(article["paragraphs"]):
-            if not isinstance(paragraph, dict) or "context" not in paragraph or "qas" not in paragraph:
-                raise DatasetError(file_path, f'article {a_index} paragraph {p_index} needs "context" and "qas"')
+            where = f"article {a_index}" + (f" ({title!r})" if title else "") + f", paragraph {p_index}"
+            if not isinstance(paragraph, dict):
+                raise DatasetError(file_path, f"{where} is not a JSON object")
+            missing_keys = [key for key in ("context", "qas") if key not in paragraph]
+            if missing_keys:
+                raise DatasetError(file_path, f"{where} has no {' or '.join(map(repr, missing_keys))} key")
+            if not isinstance(paragraph["qas"], list):
+                raise DatasetError(file_path, f'{where}: "qas" must be a list')
             context = paragraph["context"]
             for qa in paragraph["qas"]:
                 qid = qa.get("id") if isinstance(qa, dict) else None
+                if isinstance(qid, (str, int)) and not isinstance(qid, bool):
+                    if str(qid) in seen:
+                        raise DatasetError(
+                            file_path, f"duplicate question id: in {seen[str(qid)]} and again in {where}", str(qid)
+                        )
+                    seen[str(qid)] = where
                 try:
                     missing = QA_KEYS - set(qa) if isinstance(qa, dict) else QA_KEYS
                     if missing:

@@ -42,22 +42,37 @@ def metric_max_over_ground_truths(metric: Callable, prediction: str, ground_trut
     return max(metric(prediction, gt) for gt in ground_truths)
 
 
-def evaluate(dataset: List[dict], predictions: Dict[str, str], warn: bool = True) -> Dict[str, float]:
-    """Score `{qid: answer}` against the `data` list of a SQuAD v1.1 file (official semantics)."""
+def score_answers(golds: Dict[str, List[str]], predictions: Dict[str, str]) -> Dict[str, float]:
+    """
+    Official EM and F1 (0-100) of `predictions` over every question of `golds`; a question with no
+    prediction scores 0, a prediction for a question not in `golds` is ignored.
+
+    # Parameters
+
+    golds : `Dict[str, List[str]]`
+        Question id -> its gold answers (at least one each).
+    predictions : `Dict[str, str]`
+        Question id -> predicted answer.
+    """
+    if not golds:
+        raise ValueError("the dataset holds no questions")
     exact_match = f1 = 0.0
-    total = 0
+    for qid, answers in golds.items():
+        if qid in predictions:
+            exact_match += metric_max_over_ground_truths(exact_match_score, predictions[qid], answers)
+            f1 += metric_max_over_ground_truths(f1_score, predictions[qid], answers)
+    return {"exact_match": 100.0 * exact_match / len(golds), "f1": 100.0 * f1 / len(golds)}
+
+
+def evaluate(dataset: List[dict], predictions: Dict[str, str], warn: bool = True) -> Dict[str, float]:
+    """Score `{qid: answer}` against the `data` list of a SQuAD v1.1 file (official semantics),
+    warning on stderr of each unanswered question. The file is not validated: `squad-eval` reads
+    it with `srcframework.data.squad_file.iter_questions` first."""
+    golds: Dict[str, List[str]] = {}
     for article in dataset:
         for paragraph in article["paragraphs"]:
             for qa in paragraph["qas"]:
-                total += 1
-                if qa["id"] not in predictions:
-                    if warn:
-                        print(f"Unanswered question {qa['id']} will receive score 0.", file=sys.stderr)
-                    continue
-                golds = [answer["text"] for answer in qa["answers"]]
-                prediction = predictions[qa["id"]]
-                exact_match += metric_max_over_ground_truths(exact_match_score, prediction, golds)
-                f1 += metric_max_over_ground_truths(f1_score, prediction, golds)
-    if total == 0:
-        raise ValueError("the dataset holds no questions")
-    return {"exact_match": 100.0 * exact_match / total, "f1": 100.0 * f1 / total}
+                golds[qa["id"]] = [answer["text"] for answer in qa["answers"]]
+                if warn and qa["id"] not in predictions:
+                    print(f"Unanswered question {qa['id']} will receive score 0.", file=sys.stderr)
+    return score_answers(golds, predictions)
