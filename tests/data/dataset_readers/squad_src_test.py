@@ -298,3 +298,15 @@ def test_real_squad_src_dev_ids_map_to_squad_dev():
     assert len(match.rows) == 10570 and match.unlisted == []
     assert all(fid.startswith("DEV") for fid, _ in match.rows)
     assert len({q.qid for _, q in match.rows}) == 10570
+
+
+def test_duplicate_question_ids_in_the_squad_file_name_the_id_and_file(tmp_path):
+    data = json.loads((FIXTURES / "squad_tiny.json").read_text())
+    data["data"][1]["paragraphs"][0]["qas"][0]["id"] = "q1"
+    squad_file = tmp_path / "squad_dev.json"
+    squad_file.write_text(json.dumps(data))
+    write_fid2qid(tmp_path / "fid2qid_dev.csv", list(zip(FIDS, QIDS)))
+    for skip_invalid in (False, True):
+        with pytest.raises(DatasetError) as error:
+            match_fid2qid(tmp_path / "fid2qid_dev.csv", squad_file, skip_invalid=skip_invalid)
+        assert str(error.value).startswith(f"{squad_file} (question id 'q1'): duplicate question id")

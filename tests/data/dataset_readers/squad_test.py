@@ -155,3 +155,16 @@ def test_question_noise_augments_training_reads_only_with_fresh_seed_each_read()
     again = SquadReader(question_noise=noise, noise_seed=7, noise_batch_size=3)
     assert texts(list(again.read(FIXTURES / "squad_tiny.json"))) == texts(first)  # seeded, batch-independent
     assert [t.text for t in first[0]["question"].tokens] != [t.text for t in clean[0]["question"].tokens]
+
+
+def test_duplicate_question_ids_name_the_id_and_file(tmp_path):
+    data = squad()
+    first = data["data"][0]["paragraphs"][0]["qas"][0]
+    data["data"].append({"title": "u", "paragraphs": [{"context": "Bo lives in Rome.", "qas": [
+        dict(first, answers=[{"text": "Rome", "answer_start": 12}])
+    ]}]})
+    path = write(tmp_path, data)
+    for reader in (SquadReader(), SquadReader(skip_invalid=True)):
+        with pytest.raises(DatasetError) as err:
+            list(reader.read(path))
+        assert str(err.value).startswith(f"{path} (question id 'x1'): duplicate question id")

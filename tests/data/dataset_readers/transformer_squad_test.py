@@ -178,3 +178,14 @@ def test_question_noise_changes_the_question_wordpieces_and_keeps_the_original(t
     tokens = lambda instance: [t.text for t in instance["windows"].field_list[0].tokens]  # noqa: E731
     assert tokens(noisy[0]) != tokens(clean[0])
     assert noisy[0]["span_start"].field_list[0].sequence_index >= 0
+
+
+def test_duplicate_question_ids_name_the_id_and_file(tiny_bert, tmp_path):
+    qas = [
+        {"id": "twice", "question": "Where?", "answers": [{"text": "Quell", "answer_start": 16}]},
+        {"id": "twice", "question": "What?", "answers": [{"text": "ferry", "answer_start": 2}]},
+    ]
+    path = write(tmp_path, "A ferry goes to Quell.", qas)
+    with pytest.raises(DatasetError) as error:
+        list(TransformerSquadReader(tiny_bert).read(path))
+    assert str(error.value).startswith(f"{path} (question id 'twice'): duplicate question id")
