@@ -9,6 +9,8 @@ of each run and the ratio ours / baseline.
     PYTHONPATH=.venv/bench-site .venv/bin/python benchmarks/train_throughput.py
 
 (`make bench` runs it so; allennlp-models lives in .venv/bench-site, see requirements-bench.txt.)
+`--squad FILE --exclude-from ''` draws the batches from another SQuAD file (the tests run it on
+the tiny fixture with `--batches 2 --batch-size 2 --warmup 1 --repeats 1`).
 """
 import argparse
 import json
@@ -23,16 +25,22 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
-def make_batches(batch_size: int, count: int, offset: int):
+DEFAULT_SQUAD = str(DATA / "squad/dev-v1.1.json")
+DEFAULT_EXCLUDE = str(DATA / "xquad/xquad.en.json")
+
+
+def make_batches(batch_size: int, count: int, offset: int, squad: str = DEFAULT_SQUAD, exclude: str = DEFAULT_EXCLUDE):
     """The question-id batches both models train on: bucketed by context length, then spread."""
     import random
 
     from srcframework.data.dataset_readers.squad import SquadReader
 
-    reader = SquadReader(passage_length_limit=400, exclude_question_ids_from=str(DATA / "xquad/xquad.en.json"))
-    instances = list(reader.read(str(DATA / "squad/dev-v1.1.json")))
+    reader = SquadReader(passage_length_limit=400, exclude_question_ids_from=exclude or None)
+    instances = list(reader.read(squad))
     instances.sort(key=lambda i: (len(i["context"].tokens), len(i["question"].tokens)))
     batches = [instances[k : k + batch_size] for k in range(0, len(instances) - batch_size + 1, batch_size)]
+    if len(batches) < offset + count:
+        raise SystemExit(f"{squad} has {len(batches)} batches of {batch_size}; {offset + count} are needed")
     random.Random(13).shuffle(batches)
     return batches[offset : offset + count]
 
@@ -122,14 +130,15 @@ def baseline(batches):
     return converted, build
 
 
-def run_one(which: str, batch_size: int, count: int, warmup: int) -> dict:
+def run_one(which: str, batch_size: int, count: int, warmup: int, squad: str = DEFAULT_SQUAD,
+            exclude: str = DEFAULT_EXCLUDE) -> dict:
     import torch
     from allennlp.data import Batch, Vocabulary
 
     import srcframework  # noqa: F401
 
     torch.manual_seed(0)
-    batches = make_batches(batch_size, count + warmup, 0)
+    batches = make_batches(batch_size, count + warmup, 0, squad, exclude)
     batches, build = (ours if which == "ours" else baseline)(batches)
     vocab = Vocabulary.from_instances(i for b in batches for i in b)
     model = build(vocab)
@@ -171,17 +180,21 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=2, help="runs of each model, alternating")
+    parser.add_argument("--squad", default=DEFAULT_SQUAD, help="SQuAD file the batches come from")
+    parser.add_argument("--exclude-from", default=DEFAULT_EXCLUDE,
+                        help="leave out the question ids of this file ('' for none)")
     parser.add_argument("--json", help="also write all runs here")
     parser.add_argument("--child", choices=["ours", "baseline"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(run_one(args.child, args.batch_size, args.batches, args.warmup)))
+        print(json.dumps(run_one(args.child, args.batch_size, args.batches, args.warmup, args.squad, args.exclude_from)))
         return
     runs = []
     for repeat in range(args.repeats):
         for which in ("baseline", "ours"):
             cmd = [sys.executable, __file__, "--child", which, "--batches", str(args.batches),
-                   "--warmup", str(args.warmup), "--batch-size", str(args.batch_size)]
+                   "--warmup", str(args.warmup), "--batch-size", str(args.batch_size),
+                   "--squad", args.squad, "--exclude-from", args.exclude_from]
             done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
             if done.returncode != 0:
                 sys.exit(f"{which} run failed:\n{done.stderr[-3000:]}")

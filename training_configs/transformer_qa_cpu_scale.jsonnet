@@ -1,4 +1,4 @@
-// BERT-style extractive QA (transformer_qa: MiniLM + a linear start/end layer over sliding
+// BERT-style extractive QA (src_transformer_qa: MiniLM + a linear start/end layer over sliding
 // windows) at CPU scale: train on SQuAD v1.1 dev minus the 240 XQuAD paragraphs, validate on
 // XQuAD-en (1,190 questions). Run from the repository root:
 //   allennlp train training_configs/transformer_qa_cpu_scale.jsonnet -s runs/transformer_qa_cpu_scale
@@ -9,7 +9,7 @@ local xquad = data + '/xquad/xquad.en.json';
 local transformer = std.extVar('MINILM');
 
 local reader = {
-  type: 'transformer_squad',
+  type: 'src_transformer_squad',
   transformer_model_name: transformer,
   length_limit: 256,
   stride: 128,
@@ -23,7 +23,7 @@ local reader = {
   validation_dataset_reader: reader,
   train_data_path: data + '/squad/dev-v1.1.json',
   validation_data_path: xquad,
-  model: { type: 'transformer_qa', transformer_model_name: transformer, max_span_length: 30 },
+  model: { type: 'src_transformer_qa', transformer_model_name: transformer, max_span_length: 30 },
   // Batches of at most 16 windows (an instance is a question with all its windows; most SQuAD
   // questions need one window of 256 wordpieces), similar window counts batched together.
   data_loader: {

@@ -31,10 +31,10 @@ def question_level_loss(log_probs: torch.Tensor, gold: torch.LongTensor) -> torc
     return -torch.logsumexp(mask_logits(picked, gold >= 0), dim=-1)
 
 
-@Model.register("transformer_qa")
+@Model.register("src_transformer_qa")
 class TransformerQA(Model):
     """
-    BERT-style extractive QA over the sliding windows of the `transformer_squad` reader: every
+    BERT-style extractive QA over the sliding windows of the `src_transformer_squad` reader: every
     window `[CLS] question [SEP] context-slice [SEP]` goes through a pretrained transformer and a
     linear layer gives a start and an end logit per wordpiece.
 

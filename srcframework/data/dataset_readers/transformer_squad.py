@@ -20,7 +20,7 @@ def window_starts(num_context: int, space: int, stride: int, max_windows: int) -
     return starts
 
 
-@DatasetReader.register("transformer_squad")
+@DatasetReader.register("src_transformer_squad")
 class TransformerSquadReader(DatasetReader):
     """
     Reads SQuAD v1.1-format JSON for a BERT-style model: each question becomes ONE instance
