@@ -4,7 +4,9 @@ import json
 import logging
 
 from allennlp.commands import Subcommand
+from allennlp.common.checks import ConfigurationError
 
+from srcframework.common.paths import check_output_path
 from srcframework.noise.challenge_set import make_challenge_set
 
 logger = logging.getLogger(__name__)
@@ -59,9 +61,11 @@ class Noise(Subcommand):
 
 def run(args: argparse.Namespace) -> dict:
     if args.noise is None:
-        raise ValueError("say which noise source to use: --noise NAME or --noise '{\"type\": ...}'")
+        raise ConfigurationError("say which noise source to use: --noise NAME or --noise '{\"type\": ...}'")
     if args.workers < 1 or args.batch_size < 1:
-        raise ValueError("--workers and --batch-size must be at least 1")
+        raise ConfigurationError("--workers and --batch-size must be at least 1")
+    # the journals and shard files go beside the output file, in the same folder
+    check_output_path(args.output_file, "noise output file")
     result = make_challenge_set(
         args.input_file,
         args.output_file,

@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from srcframework.common.journal import JournalWriter, read_journal
 from srcframework.common.worker_pool import worker_results
+from srcframework.data.errors import DatasetError
 from srcframework.data.squad_file import load_squad_json
 from srcframework.noise.noise_source import NoiseSource
 
@@ -127,7 +128,9 @@ def make_challenge_set(
     questions = collect_questions(dataset)
     ids = [qid for qid, _ in questions]
     if len(set(ids)) != len(ids):
-        raise ValueError(f"{input_path}: question ids are not unique")
+        seen = set()
+        twice = next(qid for qid in ids if qid in seen or seen.add(qid))
+        raise DatasetError(input_path, "duplicate question id: it names more than one question", str(twice))
     mine = questions[index::count]
     done = read_journals(output_path, key)
     todo = [pair for pair in mine if pair[0] not in done]

@@ -7,9 +7,11 @@ import sys
 import time
 
 import pytest
+from allennlp.common.checks import ConfigurationError
 
 import srcframework.noise.keyboard  # noqa: F401
 from srcframework.commands.noise import parse_noise, parse_shard, run
+from srcframework.data.errors import DatasetError
 from srcframework.noise.challenge_set import make_challenge_set
 from tests.conftest import FIXTURES, ROOT
 
@@ -97,5 +99,31 @@ def test_argument_errors():
             parse_shard(bad)
     with pytest.raises(argparse.ArgumentTypeError, match="not valid JSON"):
         parse_noise("{oops")
-    with pytest.raises(ValueError, match="which noise source"):
+    with pytest.raises(ConfigurationError, match="which noise source"):
         run(noise_args(FIXTURES / "squad_tiny.json", "/tmp/never.json", noise=None))
+
+
+def test_duplicate_question_ids_name_the_id_and_file(tmp_path):
+    data = json.loads((FIXTURES / "squad_tiny.json").read_text())
+    data["data"][2]["paragraphs"][0]["qas"][0]["id"] = "q4"
+    source = tmp_path / "dup.json"
+    source.write_text(json.dumps(data))
+    with pytest.raises(DatasetError) as error:
+        run(noise_args(source, tmp_path / "out.json"))
+    assert str(error.value).startswith(f"{source} (question id 'q4'): duplicate question id")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dup.json"]
+
+
+@pytest.mark.parametrize("output, message", [
+    ("missing/out.json", "the folder .*missing does not exist"),
+    ("a_folder", "a_folder is a folder, not a file"),
+    ("a_file/out.json", "a_file is a file, not a folder"),
+])
+def test_unwritable_output_is_one_error_before_any_work(tmp_path, output, message):
+    (tmp_path / "a_folder").mkdir()
+    (tmp_path / "a_file").write_text("")
+    # the input does not exist either: the output is checked first, before anything is read
+    with pytest.raises(ConfigurationError, match=f"noise output file .*{message}"):
+        run(noise_args(tmp_path / "no_input.json", tmp_path / output))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "a_folder"]
+    assert list((tmp_path / "a_folder").iterdir()) == []
