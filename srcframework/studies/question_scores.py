@@ -1,0 +1,84 @@
+"""Per-question SQuAD v1.1 scores of one study pair, from the predictions it caches
+(`pairs/<model>__<set>/predictions.jsonl`): the material of the study's intervals, paired tests
+and error analysis. Questions are kept in the order of their ids, so that two pairs over the
+same questions line up."""
+import json
+from dataclasses import dataclass
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from srcframework.metrics.squad import exact_match_score, f1_score, metric_max_over_ground_truths
+from srcframework.studies.study import StudyError
+
+
+@dataclass
+class PairScores:
+    """
+    # Parameters
+
+    model : `str`
+    set : `str`
+    ids : `List[str]`
+        The question ids, sorted.
+    em : `np.ndarray`
+        Exact match of each question (0 or 100), in the order of `ids`.
+    f1 : `np.ndarray`
+        F1 of each question (0-100).
+    records : `Dict[str, dict]`
+        The prediction records by id (question, original_question, answers, prediction, groups).
+    """
+
+    model: str
+    set: str
+    ids: List[str]
+    em: np.ndarray
+    f1: np.ndarray
+    records: Dict[str, dict]
+
+    def positions(self, ids: Sequence[str]) -> np.ndarray:
+        where = {qid: i for i, qid in enumerate(self.ids)}
+        return np.fromiter((where[qid] for qid in ids), dtype=np.int64, count=len(ids))
+
+
+def question_scores(record: dict) -> Tuple[float, float]:
+    """`(EM, F1)` of one record on a 0-100 scale; no prediction scores 0."""
+    prediction = record["prediction"]
+    if prediction is None:
+        return 0.0, 0.0
+    answers = record["answers"]
+    em = metric_max_over_ground_truths(exact_match_score, prediction, answers)
+    return 100.0 * float(em), 100.0 * metric_max_over_ground_truths(f1_score, prediction, answers)
+
+
+def read_records(path: str) -> List[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def pair_scores(records: List[dict], model: str, test_set: str, data: str) -> PairScores:
+    """The scores of a pair's records; a question id that occurs twice is a `StudyError` naming
+    the id and `data` (the set's file), since the pair's questions could not be paired by id."""
+    by_id: Dict[str, dict] = {}
+    for record in records:
+        qid = str(record["id"])
+        if qid in by_id:
+            raise StudyError(
+                f"test set {test_set} ({data}): question id {qid!r} occurs more than once; "
+                "a study pairs questions by id, so every id must be unique"
+            )
+        by_id[qid] = record
+    ids = sorted(by_id)
+    scores = np.array([question_scores(by_id[qid]) for qid in ids], dtype=np.float64).reshape(len(ids), 2)
+    return PairScores(model, test_set, ids, scores[:, 0].copy(), scores[:, 1].copy(), by_id)
+
+
+def load_pair_scores(path: str, model: str, test_set: str, data: str) -> PairScores:
+    """`pair_scores` of the predictions a pair cached in `path` (JSON lines)."""
+    return pair_scores(read_records(path), model, test_set, data)
+
+
+def shared_ids(first: PairScores, second: PairScores) -> List[str]:
+    """The ids both pairs scored, sorted (the questions a paired comparison covers)."""
+    theirs = set(second.ids)
+    return [qid for qid in first.ids if qid in theirs]

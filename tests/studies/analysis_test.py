@@ -1,0 +1,119 @@
+import numpy as np
+import pytest
+
+from srcframework.metrics.statistics import Resampler, bootstrap_interval, paired_test
+from srcframework.studies.analysis import AnalysisOptions, add_analysis
+from srcframework.studies.error_analysis import breakdowns, flip_examples, flips, question_wers
+from srcframework.studies.question_scores import pair_scores
+from srcframework.studies.significance import model_comparisons, paired_comparison
+from srcframework.studies.study import StudyError
+
+QUESTIONS = {
+    "q1": ("Who founded Velmont?", "Who fonded Velmont?"),
+    "q2": ("What is the harbour called?", "What is the harbour called?"),
+    "q3": ("How many ships docked in 1902?", "How mny ships docked in 1902?"),
+    "q4": ("When did the bridge open to the public after the long and costly repairs?",
+           "When did teh bridge open to the public after the lnog and costly repairs?"),
+    "q5": ("Which river flows past the old mill?", "Which rivr flws past the old mill?"),
+}
+GOLD = {"q1": "Anna Berg", "q2": "Port Vel", "q3": "twelve", "q4": "in 1911", "q5": "the Lune"}
+
+
+def records(predictions: dict, noisy: bool) -> list:
+    return [
+        {"id": qid, "prediction": predictions.get(qid), "answers": [GOLD[qid]], "groups": {},
+         "question": QUESTIONS[qid][1 if noisy else 0], "original_question": QUESTIONS[qid][0] if noisy else None}
+        for qid in sorted(QUESTIONS, reverse=True)  # not in id order: the scores sort them
+    ]
+
+
+CLEAN = pair_scores(records({"q1": "Anna Berg", "q2": "Port Vel", "q3": "twelve", "q4": "1911"}, False), "m", "clean",
+                    "clean.json")
+NOISY = pair_scores(records({"q1": "Berg", "q2": "Port Vel", "q4": "in 1911", "q5": "Lune"}, True), "m", "noisy",
+                    "noisy.json")
+
+
+def test_scores_are_per_question_squad_em_and_f1_in_id_order():
+    assert CLEAN.ids == ["q1", "q2", "q3", "q4", "q5"]
+    assert CLEAN.em.tolist() == [100.0, 100.0, 100.0, 0.0, 0.0]  # "1911" against "in 1911": F1 only
+    assert CLEAN.f1[3] == pytest.approx(100 * 2 * 1 * 0.5 / 1.5) and CLEAN.f1[4] == 0.0  # no prediction scores 0
+    assert NOISY.em.tolist() == [0.0, 100.0, 0.0, 100.0, 100.0]
+
+
+def test_duplicate_question_id_names_the_id_and_the_file():
+    twice = records({}, False) + records({}, False)[:1]
+    with pytest.raises(StudyError, match=r"test set clean \(data/clean.json\): question id 'q5' occurs more than once"):
+        pair_scores(twice, "m", "clean", "data/clean.json")
+
+
+def test_flips_count_exact_match_changes_both_ways():
+    assert flips(CLEAN, NOISY) == {"questions": 5, "right_to_wrong": 2, "wrong_to_right": 2}  # q1, q3; q4, q5
+    examples = flip_examples(CLEAN, NOISY, 1)
+    assert examples["right_to_wrong"] == [{
+        "id": "q1", "clean_question": "Who founded Velmont?", "noisy_question": "Who fonded Velmont?",
+        "answers": ["Anna Berg"], "clean_prediction": "Anna Berg", "noisy_prediction": "Berg",
+    }]
+    assert [e["id"] for e in examples["wrong_to_right"]] == ["q4"]
+    assert [e["id"] for e in flip_examples(CLEAN, NOISY, 5)["wrong_to_right"]] == ["q4", "q5"]
+    assert flip_examples(CLEAN, NOISY, 0) == {"right_to_wrong": [], "wrong_to_right": []}
+
+
+def test_breakdowns_by_type_length_and_wer_of_the_clean_question():
+    resampler = Resampler(200, 0)
+    found = breakdowns(NOISY, resampler, with_wer=True)
+    assert list(found["by_question_type"]) == ["what", "who", "when", "which", "how many/much"]
+    who = found["by_question_type"]["who"]
+    assert who["count"] == 1 and who["f1"] == pytest.approx(NOISY.f1[0]) and who["f1_low"] == who["f1_high"] == who["f1"]
+    assert {k: v["count"] for k, v in found["by_length"].items()} == {"1-5": 2, "6-8": 2, "12-15": 1}
+    wers = question_wers(NOISY)
+    assert wers["q2"] == 0.0 and wers["q1"] == pytest.approx(100 / 3) and wers["q5"] == pytest.approx(100 * 2 / 7)
+    assert {k: v["count"] for k, v in found["by_wer_bucket"].items()} == {"0": 1, "0-20": 2, "20-40": 2}
+    bucket = found["by_wer_bucket"]["20-40"]
+    values = NOISY.f1[[0, 4]]
+    assert (bucket["f1_low"], bucket["f1_high"]) == pytest.approx(bootstrap_interval(values, 200, 0))
+    assert breakdowns(NOISY, resampler, with_wer=False)["by_wer_bucket"] == {}
+    assert breakdowns(CLEAN, resampler, with_wer=True)["by_wer_bucket"] == {}  # no original_question
+
+
+def test_paired_comparison_over_shared_ids():
+    resampler = Resampler(300, 4)
+    drop = paired_comparison(CLEAN, NOISY, resampler)
+    assert drop["questions"] == 5
+    assert drop["f1"] == dict(paired_test(CLEAN.f1, NOISY.f1, seed=4, indices=resampler.indices(5)),
+                              significant=drop["f1"]["p"] < 0.05)
+    same = paired_comparison(CLEAN, CLEAN, resampler)
+    assert same["em"] == {"difference": 0.0, "low": 0.0, "high": 0.0, "p": 1.0, "significant": False}
+    partial = pair_scores([r for r in records({"q2": "Port Vel"}, True) if r["id"] in ("q2", "q3")], "m", "part", "p")
+    assert paired_comparison(CLEAN, partial, resampler)["questions"] == 2
+    other = pair_scores([dict(r, id="x" + r["id"]) for r in records({}, False)], "m", "other", "o")
+    assert paired_comparison(CLEAN, other, resampler) == {"questions": 0, "em": None, "f1": None}
+
+
+def test_model_comparisons_follow_the_model_order():
+    scores = {("b", "clean"): CLEAN, ("a", "clean"): NOISY, ("c", "clean"): CLEAN, ("a", "noisy"): NOISY}
+    found = model_comparisons(scores, ["a", "b", "c"], ["clean", "noisy"], Resampler(100, 0))
+    assert [(c["set"], c["first"], c["second"]) for c in found] == [("clean", "a", "b"), ("clean", "a", "c"),
+                                                                     ("clean", "b", "c")]
+    assert found[2]["f1"]["p"] == 1.0
+
+
+def test_add_analysis_fills_every_pair_and_the_study():
+    results = {
+        "models": [{"name": "m"}],
+        "test_sets": [{"name": "clean", "input": "text", "interface": "clean"},
+                      {"name": "noisy", "input": "text", "interface": "keyboard"}],
+        "pairs": [{"model": "m", "set": "clean", "reference": None}, {"model": "m", "set": "noisy", "reference": "clean"}],
+    }
+    add_analysis(results, {("m", "clean"): CLEAN, ("m", "noisy"): NOISY}, AnalysisOptions(bootstrap=100, seed=2, examples=1))
+    clean, noisy = results["pairs"]
+    assert clean["drop_test"] is None and clean["flips"] is None and clean["by_wer_bucket"] == {}
+    assert (noisy["f1_low"], noisy["f1_high"]) == pytest.approx(bootstrap_interval(NOISY.f1, 100, 2))
+    assert noisy["flips"]["right_to_wrong"] == 2 and noisy["by_wer_bucket"]
+    assert noisy["drop_test"]["em"]["difference"] == pytest.approx(np.mean(CLEAN.em) - np.mean(NOISY.em))
+    assert results["comparisons"] == []
+    assert [len(results["examples"][0][k]) for k in ("right_to_wrong", "wrong_to_right")] == [1, 1]
+    assert results["statistics"] == {"bootstrap": 100, "seed": 2, "confidence": 0.95,
+                                     "test": "paired approximate randomisation", "significance_level": 0.05,
+                                     "right": "exact match 1", "examples": 1}
+    with pytest.raises(ValueError, match="--bootstrap must be at least 1"):
+        AnalysisOptions(bootstrap=0)
