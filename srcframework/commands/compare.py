@@ -7,6 +7,7 @@ import logging
 from allennlp.commands import Subcommand
 
 from srcframework.commands.noise import parse_shard
+from srcframework.studies.analysis import AnalysisOptions
 from srcframework.studies.runner import run_study
 from srcframework.studies.study import load_study
 
@@ -20,9 +21,11 @@ class Compare(Subcommand):
             "Run a study: every model archive of STUDY on every test set of its input (or the "
             "listed pairs), scored with SQuAD EM/F1 overall and per country, gender and speaker. "
             "Writes results.json/.md/.csv/.tex, f1_by_country.png, f1_vs_wer.png, "
-            "robustness_drop.png and report.html into OUT_DIR. Finished pairs are cached in "
-            "OUT_DIR/pairs (keyed by the archive, data and reader config), so a rerun only does "
-            "what is missing or changed."
+            "robustness_drop.png, f1_intervals.png, f1_by_wer_bucket.png and report.html into OUT_DIR, "
+            "with bootstrap 95% intervals, paired tests (clean against each noisy set, model "
+            "against model) and an error analysis, all computed from the cached predictions. "
+            "Finished pairs are cached in OUT_DIR/pairs (keyed by the archive, data and reader "
+            "config), so a rerun only does what is missing or changed."
         )
         subparser = parser.add_parser(self.name, description=description, help="compare models on test sets")
         subparser.add_argument("study", help="study file (Jsonnet or JSON)")
@@ -38,6 +41,14 @@ class Compare(Subcommand):
         subparser.add_argument("--merge", action="store_true", help="run nothing; assemble the reports from the pairs")
         subparser.add_argument("--force", action="store_true", help="rerun this run's pairs even when cached")
         subparser.add_argument("--cuda-device", type=int, default=None, help="overrides every model's cuda_device")
+        subparser.add_argument(
+            "--bootstrap", type=int, default=1000,
+            help="bootstrap resamples of the questions for each interval, and randomisation trials for each test",
+        )
+        subparser.add_argument("--seed", type=int, default=0, help="seed of the resamples and trials")
+        subparser.add_argument(
+            "--examples", type=int, default=5, help="example flips of each direction per noisy pair in report.html"
+        )
         subparser.add_argument("--no-progress", action="store_true")
         subparser.set_defaults(func=run)
         return subparser
@@ -48,6 +59,7 @@ def run(args: argparse.Namespace) -> dict:
         raise ValueError("--workers must be at least 1")
     if args.merge and (args.shard != (0, 1) or args.force):
         raise ValueError("--merge assembles finished pairs; give it without --shard and --force")
+    analysis = AnalysisOptions(bootstrap=args.bootstrap, seed=args.seed, examples=args.examples)
     study = load_study(args.study)
     summary = run_study(
         study,
@@ -58,6 +70,7 @@ def run(args: argparse.Namespace) -> dict:
         force=args.force,
         cuda_device=args.cuda_device,
         progress=not args.no_progress,
+        analysis=analysis,
     )
     if not summary["assembled"]:
         logger.info("shard done; run `allennlp compare %s -o %s --merge` once every shard is", args.study, args.output_dir)

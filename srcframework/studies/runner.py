@@ -11,6 +11,10 @@ OUT_DIR/
   results.json, results.md, results.csv, results.tex, *.png, report.html
 ```
 
+The outputs are assembled from the pairs' cached predictions and scores (with the intervals,
+tests and error analysis of `analysis.py`), and each is written atomically once all of them are
+complete.
+
 A pair's key is the sha256 of the archive's sha256, the data's fingerprint (a file's sha256; a
 folder's list of relative paths, sizes and modification times; a generated set's config key), the
 dataset-reader params (and the fingerprints of the files they name) and the `original` file's
@@ -33,6 +37,8 @@ from tqdm import tqdm
 
 from srcframework.noise.challenge_set import config_key, file_sha256, make_challenge_set, write_json_atomic
 from srcframework.noise.noise_metrics import bleu, cer
+from srcframework.studies.analysis import AnalysisOptions, add_analysis
+from srcframework.studies.question_scores import PairScores, load_pair_scores
 from srcframework.studies.study import Study, StudyError, TestSetSpec
 
 logger = logging.getLogger(__name__)
@@ -214,13 +220,23 @@ def question_noise(records: List[dict]) -> Optional[dict]:
         return None
 
 
-def write_text_atomic(path: str, text: str) -> None:
+def write_bytes_atomic(path: str, payload: bytes) -> None:
+    """Write `payload` to a temporary file in the same folder, then rename it over `path`: a
+    reader sees the old file or the new one, never part of one."""
     tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def write_text_atomic(path: str, text: str) -> None:
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def evaluate_pair(job: dict) -> dict:
@@ -329,9 +345,34 @@ def check_originals(study: Study, name: str) -> None:
         )
 
 
+def check_unique_ids(study: Study, name: str) -> None:
+    """A text set's SQuAD file (and its `original`) must not repeat a question id: the study
+    pairs questions by id. The error names the id and the file."""
+    spec = study.test_sets[name]
+    if spec.input != "text":
+        return
+    from srcframework.data.squad_file import load_squad_json
+
+    for key, path in (("data", spec.data), ("original", spec.original)):
+        if path is None or not os.path.isfile(path):
+            continue
+        seen = set()
+        for article in load_squad_json(path)["data"]:
+            for paragraph in article.get("paragraphs", []):
+                for qa in paragraph.get("qas", []):
+                    qid = qa.get("id") if isinstance(qa, dict) else None
+                    if qid is not None and qid in seen:
+                        raise StudyError(
+                            f"{study.path}: test_sets.{name}.{key}: question id {qid!r} occurs more than once in "
+                            f"{path}; a study pairs questions by id, so every id must be unique"
+                        )
+                    seen.add(qid)
+
+
 def ensure_set(study: Study, name: str, out_dir: str, fingerprints: Fingerprints, workers: int, progress: bool) -> str:
     """The path of a test set, generating it first when it comes from a noise source."""
     spec = study.test_sets[name]
+    check_unique_ids(study, name)
     if spec.noise is None:
         check_originals(study, name)
         return spec.data
@@ -368,12 +409,14 @@ def run_study(
     force: bool = False,
     cuda_device: Optional[int] = None,
     progress: bool = True,
+    analysis: Optional[AnalysisOptions] = None,
 ) -> dict:
     """
     Run the study's pairs that are missing (or all of them with `force`) and, unless this is one
     shard of several, assemble the outputs. `shard=(i, n)` runs every n-th pair from the i-th;
     `merge` runs nothing and assembles the outputs from the pairs that shards wrote (every pair
-    must be complete). Returns counts: pairs, pairs_run, pairs_cached, sets_generated, assembled.
+    must be complete); `analysis` sets the bootstrap, seed and examples of the statistics.
+    Returns counts: pairs, pairs_run, pairs_cached, sets_generated, assembled.
     """
     index, count = shard
     if not (count >= 1 and 0 <= index < count):
@@ -427,7 +470,7 @@ def run_study(
         "assembled": False,
     }
     if count == 1:
-        write_outputs(collect_results(study, out_dir, fingerprints), out_dir)
+        write_outputs(collect_results(study, out_dir, fingerprints, analysis), out_dir)
         summary["assembled"] = True
     return summary
 
@@ -466,10 +509,13 @@ def _scores_only(groups: Dict[str, dict]) -> Dict[str, dict]:
     return {name: {k: v for k, v in group.items() if k != "wer"} for name, group in groups.items()}
 
 
-def collect_results(study: Study, out_dir: str, fingerprints: Optional[Fingerprints] = None) -> dict:
+def collect_results(
+    study: Study, out_dir: str, fingerprints: Optional[Fingerprints] = None, analysis: Optional[AnalysisOptions] = None
+) -> dict:
     """The results of every pair (which must all be complete and current), as `results.json`
     holds them: models, test sets with their question noise, and pairs with EM/F1, the drop from
-    the model's clean set and per-group scores."""
+    the model's clean set and per-group scores, with the intervals, tests and error analysis
+    that `add_analysis` computes from the pairs' predictions."""
     fingerprints = fingerprints or Fingerprints()
     scores: Dict[Tuple[str, str], dict] = {}
     missing = []
@@ -545,12 +591,21 @@ def collect_results(study: Study, out_dir: str, fingerprints: Optional[Fingerpri
         for name, spec in study.models.items()
         if any(model == name for model, _ in study.pairs)
     ]
-    return {"study": os.path.basename(study.path), "models": models, "test_sets": test_sets, "pairs": pairs}
+    results = {"study": os.path.basename(study.path), "models": models, "test_sets": test_sets, "pairs": pairs}
+    data = {test_set["name"]: test_set["data"] for test_set in test_sets}
+    question_scores: Dict[Tuple[str, str], PairScores] = {
+        (model, test_set): load_pair_scores(
+            os.path.join(out_dir, "pairs", pair_name(model, test_set), PREDICTIONS_NAME), model, test_set, data[test_set]
+        )
+        for model, test_set in study.pairs
+    }
+    return add_analysis(results, question_scores, analysis or AnalysisOptions())
 
 
 def write_outputs(results: dict, out_dir: str) -> List[str]:
-    """results.json, the tables, the plots and report.html; a file whose bytes would not change is
-    left as it is. Returns the names written, in order."""
+    """results.json, the tables, the plots and report.html, each written atomically once all are
+    rendered; a file whose bytes would not change is left as it is. Returns the names written,
+    in order."""
     from srcframework.studies.html_report import report_html
     from srcframework.studies.plots import render_plots
     from srcframework.studies.tables import results_csv, results_markdown, results_tex
@@ -568,8 +623,5 @@ def write_outputs(results: dict, out_dir: str) -> List[str]:
             with open(path, "rb") as handle:
                 if handle.read() == payload:
                     continue
-        tmp = f"{path}.tmp-{os.getpid()}"
-        with open(tmp, "wb") as handle:
-            handle.write(payload)
-        os.replace(tmp, path)
+        write_bytes_atomic(path, payload)
     return list(files)

@@ -24,6 +24,9 @@ def test_arguments_and_defaults():
     assert not args.merge and not args.force and args.cuda_device is None and not args.no_progress
     args = parse("s.jsonnet", "--output-dir", "out", "--workers", "3", "--shard", "2/4", "--cuda-device", "0", "--force")
     assert (args.workers, args.shard, args.cuda_device, args.force) == (3, (2, 4), 0, True)
+    assert (args.bootstrap, args.seed, args.examples) == (1000, 0, 5)
+    args = parse("s.jsonnet", "-o", "out", "--bootstrap", "200", "--seed", "3", "--examples", "2")
+    assert (args.bootstrap, args.seed, args.examples) == (200, 3, 2)
     for bad in (["s.jsonnet"], ["s.jsonnet", "-o", "o", "--shard", "4/4"], ["s.jsonnet", "-o", "o", "--shard", "x"]):
         with pytest.raises(SystemExit):
             parse(*bad)
@@ -41,6 +44,14 @@ def test_run_prints_the_summary_and_a_rerun_does_nothing(tiny_archive, tmp_path,
     with pytest.raises(ValueError, match="--workers must be at least 1"):
         run(parse(STUDY, "-o", str(tmp_path), "--workers", "0"))
     assert run(parse(STUDY, "-o", str(tmp_path), "--merge"))["pairs_run"] == 0
+    with pytest.raises(ValueError, match="--bootstrap must be at least 1"):
+        run(parse(STUDY, "-o", str(tmp_path), "--bootstrap", "0"))
+    first = (tmp_path / "results.json").read_bytes()
+    run(parse(STUDY, "-o", str(tmp_path), "--merge", "--bootstrap", "300", "--seed", "4"))
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["statistics"]["bootstrap"] == 300 and results["statistics"]["seed"] == 4
+    run(parse(STUDY, "-o", str(tmp_path), "--merge"))
+    assert (tmp_path / "results.json").read_bytes() == first
 
 
 def test_allennlp_compare_command_line(tiny_archive, tmp_path):

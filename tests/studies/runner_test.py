@@ -19,7 +19,7 @@ from tests.conftest import FIXTURES
 TINY = str(FIXTURES / "squad_tiny.json")
 OUTPUTS = [
     "results.json", "results.md", "results.csv", "results.tex", "f1_by_country.png", "f1_vs_wer.png",
-    "robustness_drop.png", "report.html",
+    "robustness_drop.png", "f1_intervals.png", "f1_by_wer_bucket.png", "report.html",
 ]
 SPEAKERS = ["SPK001", "SPK002", "SPK005", "SPK009", "SPK012", "SPK013"]  # India, Thailand, US, UK
 
@@ -297,3 +297,103 @@ def test_audio_set_key_covers_the_recordings_beside_its_file(tmp_path):
     assert runner.pair_key(study, "e2e", "spoken", str(tmp_path / "out"), runner.Fingerprints()) == key
     (folder / "wavs" / "DEV000001_SPK001.wav").write_bytes(b"RIFF01")  # a recording replaced
     assert runner.pair_key(study, "e2e", "spoken", str(tmp_path / "out"), runner.Fingerprints()) != key
+
+
+def test_results_carry_intervals_tests_and_error_analysis_from_the_predictions(reference_run):
+    from srcframework.metrics.statistics import bootstrap_interval, paired_test
+    from srcframework.studies.question_scores import load_pair_scores
+
+    out_dir, _ = reference_run
+    results = json.loads((out_dir / "results.json").read_text())
+    assert results["statistics"]["bootstrap"] == 1000 and results["statistics"]["seed"] == 0
+    scores = {name: load_pair_scores(str(out_dir / "pairs" / f"tiny__{name}" / "predictions.jsonl"), "tiny", name, name)
+              for name in ("clean", "keyboard")}
+    pairs = {pair["set"]: pair for pair in results["pairs"]}
+    for name, pair in pairs.items():
+        assert (pair["f1_low"], pair["f1_high"]) == pytest.approx(bootstrap_interval(scores[name].f1, 1000, 0))
+        assert (pair["em_low"], pair["em_high"]) == pytest.approx(bootstrap_interval(scores[name].em, 1000, 0))
+        assert pair["f1_low"] <= pair["f1"] <= pair["f1_high"]
+        assert sum(group["count"] for group in pair["by_question_type"].values()) == 9
+        assert sum(group["count"] for group in pair["by_length"].values()) == 9
+    drop = pairs["keyboard"]["drop_test"]
+    expected = paired_test(scores["clean"].f1, scores["keyboard"].f1, 1000, 0)
+    assert drop["questions"] == 9 and drop["f1"] == dict(expected, significant=expected["p"] < 0.05)
+    assert drop["f1"]["difference"] == pytest.approx(pairs["keyboard"]["f1_drop"])
+    flips = pairs["keyboard"]["flips"]
+    right = {n: {q for q, em in zip(scores[n].ids, scores[n].em) if em} for n in scores}
+    assert flips == {"questions": 9, "right_to_wrong": len(right["clean"] - right["keyboard"]),
+                     "wrong_to_right": len(right["keyboard"] - right["clean"])}
+    assert sum(group["count"] for group in pairs["keyboard"]["by_wer_bucket"].values()) == 9
+    assert pairs["clean"]["by_wer_bucket"] == {} and pairs["clean"]["drop_test"] is None
+    assert results["comparisons"] == []  # one model
+    markdown = (out_dir / "results.md").read_text()
+    assert f"{pairs['keyboard']['f1']:.1f} [{pairs['keyboard']['f1_low']:.1f}, {pairs['keyboard']['f1_high']:.1f}]" in markdown
+    assert "paired approximate randomisation test (1000 trials)" in markdown and "## F1 by question type" in markdown
+    assert "Right: exact match 1 (EM = 1)" in markdown
+
+
+def test_seed_and_bootstrap_change_only_the_statistics(reference_run, tiny_archive, tmp_path):
+    from srcframework.studies.analysis import AnalysisOptions
+
+    reference_dir, _ = reference_run
+    shutil.copytree(reference_dir / "pairs", tmp_path / "pairs")
+    shutil.copytree(reference_dir / "sets", tmp_path / "sets")
+    study = tiny_study(tiny_archive)
+    summary = run_study(study, str(tmp_path), progress=False, analysis=AnalysisOptions(bootstrap=200, seed=5, examples=1))
+    assert summary["pairs_run"] == 0
+    results = json.loads((tmp_path / "results.json").read_text())
+    reference = json.loads((reference_dir / "results.json").read_text())
+    assert results["statistics"]["bootstrap"] == 200 and results["statistics"]["seed"] == 5
+    for mine, theirs in zip(results["pairs"], reference["pairs"]):
+        assert (mine["em"], mine["f1"], mine["flips"]) == (theirs["em"], theirs["f1"], theirs["flips"])
+    assert all(len(entry[key]) <= 1 for entry in results["examples"] for key in ("right_to_wrong", "wrong_to_right"))
+    run_study(study, str(tmp_path), progress=False)  # the defaults again: the reference's bytes
+    assert output_bytes(tmp_path) == output_bytes(reference_dir)
+
+
+def test_outputs_are_written_once_all_are_complete(reference_run, tiny_archive, tmp_path, monkeypatch):
+    from srcframework.studies import plots
+    from srcframework.studies.analysis import AnalysisOptions
+
+    reference_dir, _ = reference_run
+    shutil.copytree(reference_dir / "pairs", tmp_path / "pairs")
+    shutil.copytree(reference_dir / "sets", tmp_path / "sets")
+    study = tiny_study(tiny_archive)
+    run_study(study, str(tmp_path), progress=False)
+    before = output_bytes(tmp_path)
+
+    def broken(results):
+        raise RuntimeError("rendering failed")
+
+    monkeypatch.setattr(plots, "render_plots", broken)
+    with pytest.raises(RuntimeError, match="rendering failed"):  # new statistics, but a figure fails
+        run_study(study, str(tmp_path), progress=False, analysis=AnalysisOptions(seed=9))
+    assert output_bytes(tmp_path) == before  # results.json was not written ahead of the figures
+    assert not [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name]
+
+
+def test_duplicate_question_ids_fail_naming_the_id_and_the_file(tiny_archive, tmp_path):
+    dataset = json.loads(Path(TINY).read_text())
+    qas = dataset["data"][0]["paragraphs"][0]["qas"]
+    qas.append(dict(qas[0], question="Who else dredged the harbour?"))
+    twice = tmp_path / "twice.json"
+    twice.write_text(json.dumps(dataset))
+    raw = {"models": {"tiny": {"archive": str(tiny_archive)}},
+           "test_sets": {"clean": {"data": str(twice), "interface": "clean", "kind": "natural"}}}
+    qid = qas[0]["id"]
+    with pytest.raises(StudyError, match=f"s.json: test_sets.clean.data: question id '{qid}' occurs more than once in {twice}"):
+        run_study(study_from_dict(raw, "s.json"), str(tmp_path / "out"), progress=False)
+    raw["test_sets"]["clean"]["data"] = TINY
+    raw["test_sets"]["keyboard"] = {"original": str(twice), "noise": {"type": "keyboard"}, "interface": "keyboard",
+                                    "kind": "synthetic"}
+    with pytest.raises(StudyError, match=f"test_sets.keyboard.original: question id '{qid}' occurs more than once"):
+        run_study(study_from_dict(raw, "s.json"), str(tmp_path / "out"), progress=False)
+    # pairs cached before the check: assembling them names the id and the set's file
+    run_study(study_from_dict({**raw, "test_sets": {"clean": raw["test_sets"]["clean"]}}, "s.json"), str(tmp_path / "ok"),
+              progress=False)
+    predictions = tmp_path / "ok" / "pairs" / "tiny__clean" / "predictions.jsonl"
+    lines = predictions.read_text().splitlines()
+    predictions.write_text("\n".join(lines + lines[:1]) + "\n")
+    with pytest.raises(StudyError, match=f"test set clean \\({TINY}\\): question id '{json.loads(lines[0])['id']}' occurs"):
+        runner.collect_results(study_from_dict({**raw, "test_sets": {"clean": raw["test_sets"]["clean"]}}, "s.json"),
+                               str(tmp_path / "ok"))
