@@ -5,9 +5,13 @@ After the page has loaded, a small inline script counts the images that decoded
 (`complete && naturalWidth > 0`) and writes the count into the `data-images-loaded` attribute of
 `<body>`, beside `data-images-total`; a headless browser's `--dump-dom` then shows whether every
 figure rendered.
+
+Below the figures, "Example flips" lists for each noisy pair some questions that the noise turned
+from right to wrong and from wrong to right: the clean and the noisy question, the gold answers
+and both predictions.
 """
 from html import escape
-from typing import List
+from typing import List, Optional
 
 from srcframework.studies.tables import Table, format_cell, results_tables
 
@@ -34,7 +38,11 @@ CAPTIONS = {
     "f1_by_country.png": "F1 by country of the speaker, one series per model.",
     "f1_vs_wer.png": "F1 against the questions' WER, one point per country or test set.",
     "robustness_drop.png": "F1 drop from the model's clean set, per noisy test set.",
+    "f1_intervals.png": "F1 per test set and model with its bootstrap interval.",
+    "f1_by_wer_bucket.png": "F1 by the question's WER bucket with bootstrap intervals, per noisy test set.",
 }
+DIRECTIONS = (("right_to_wrong", "right on the clean set, wrong on this one"),
+              ("wrong_to_right", "wrong on the clean set, right on this one"))
 
 
 def html_table(table: Table) -> str:
@@ -53,6 +61,34 @@ def html_table(table: Table) -> str:
     lines += ["</tbody>", "</table>"]
     lines += [f'<p class="note">{escape(note)}</p>' for note in table.notes]
     return "\n".join(lines)
+
+
+def _answer(text: Optional[str]) -> str:
+    return "(no answer)" if text is None else str(text)
+
+
+def examples_html(results: dict) -> List[str]:
+    """The "Example flips" section: one table per noisy pair that has flips."""
+    parts = []
+    for entry in results.get("examples", []):
+        rows = []
+        for key, label in DIRECTIONS:
+            for example in entry.get(key, []):
+                cells = [label, example["clean_question"], _answer(example["noisy_question"]),
+                         " | ".join(example["answers"]), _answer(example["clean_prediction"]),
+                         _answer(example["noisy_prediction"])]
+                rows.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in cells) + "</tr>")
+        if not rows:
+            continue
+        parts.append(f"<h3>{escape(entry['model'])} on {escape(entry['set'])} (against {escape(entry['reference'])})</h3>")
+        header = ["Flip", "Clean question", "Noisy question", "Gold answers", "Clean prediction", "Noisy prediction"]
+        parts += [f'<table class="examples" id="examples-{escape(entry["model"])}-{escape(entry["set"])}">',
+                  "<thead><tr>" + "".join(f"<th>{cell}</th>" for cell in header) + "</tr></thead>", "<tbody>"]
+        parts += rows + ["</tbody>", "</table>"]
+    if not parts:
+        return []
+    right = escape((results.get("statistics") or {}).get("right", "exact match 1"))
+    return ["<h2>Example flips</h2>", f'<p class="note">Right: {right}.</p>'] + parts
 
 
 def report_html(results: dict, images: List[str]) -> str:
@@ -80,5 +116,6 @@ def report_html(results: dict, images: List[str]) -> str:
         parts.append(
             f'<figure><img src="{escape(name)}" alt="{escape(caption)}"><figcaption>{escape(caption)}</figcaption></figure>'
         )
+    parts += examples_html(results)
     parts += ["</body>", "</html>"]
     return "\n".join(parts) + "\n"

@@ -5,7 +5,11 @@
 - `f1_vs_wer.png`: F1 against the questions' WER, one point per country (where the set has
   speakers) or per test set, one series per model: how fast accuracy falls with question noise;
 - `robustness_drop.png`: grouped bars of the F1 drop from the model's clean set, per noisy test
-  set, one series per model.
+  set, one series per model;
+- `f1_intervals.png`: F1 per test set, one series per model, with the bootstrap interval as an
+  error bar;
+- `f1_by_wer_bucket.png`: F1 against the question's WER bucket with intervals, one panel per
+  model and one line per noisy test set.
 
 A figure with nothing to show says so in its panel, so that every report has the same images.
 The same results give byte-identical files.
@@ -16,7 +20,7 @@ from typing import Dict, List, Tuple
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-PLOT_NAMES = ("f1_by_country.png", "f1_vs_wer.png", "robustness_drop.png")
+PLOT_NAMES = ("f1_by_country.png", "f1_vs_wer.png", "robustness_drop.png", "f1_intervals.png", "f1_by_wer_bucket.png")
 PALETTE = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
            "tab:olive", "tab:cyan"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
@@ -143,10 +147,80 @@ def robustness_drop(results: dict) -> bytes:
     return _png(figure)
 
 
+def _error_bars(values: List[float], lows: List[float], highs: List[float]) -> List[List[float]]:
+    return [[v - low for v, low in zip(values, lows)], [high - v for v, high in zip(values, highs)]]
+
+
+def f1_intervals(results: dict) -> bytes:
+    colours = _colours(results)
+    pairs = [pair for pair in results["pairs"] if "f1_low" in pair]
+    sets = [s["name"] for s in results["test_sets"] if any(p["set"] == s["name"] for p in pairs)]
+    figure, axes = _figure(max(5.0, 1.2 * len(sets) + 3.0))
+    models = [m["name"] for m in results["models"] if any(p["model"] == m["name"] for p in pairs)]
+    if not pairs:
+        _empty(axes, "no intervals in these results")
+    else:
+        width = 0.8 / len(models)
+        for number, model in enumerate(models):
+            mine = {p["set"]: p for p in pairs if p["model"] == model}
+            xs = [i - 0.4 + width * (number + 0.5) for i, name in enumerate(sets) if name in mine]
+            chosen = [mine[name] for name in sets if name in mine]
+            values = [p["f1"] for p in chosen]
+            axes.bar(xs, values, width=width, label=model, color=colours[model],
+                     yerr=_error_bars(values, [p["f1_low"] for p in chosen], [p["f1_high"] for p in chosen]),
+                     capsize=3, ecolor="black")
+        axes.set_xticks(range(len(sets)))
+        axes.set_xticklabels(sets, rotation=30 if len(sets) > 4 else 0, ha="right" if len(sets) > 4 else "center")
+        axes.legend(fontsize=8)
+        axes.set_xlabel("test set")
+        axes.set_ylabel("F1 (%)")
+    level = round(100 * (results.get("statistics") or {}).get("confidence", 0.95))
+    axes.set_title(f"F1 with {level}% bootstrap intervals")
+    return _png(figure)
+
+
+def f1_by_wer_bucket(results: dict) -> bytes:
+    from srcframework.studies.question_types import WER_BUCKETS
+
+    buckets = [label for label, _ in WER_BUCKETS]
+    pairs = [pair for pair in results["pairs"] if pair.get("by_wer_bucket")]
+    models = [m["name"] for m in results["models"] if any(p["model"] == m["name"] for p in pairs)]
+    figure = Figure(figsize=(max(5.0, 4.5 * len(models)), 4.0), dpi=100)
+    FigureCanvasAgg(figure)
+    if not pairs:
+        _empty(figure.add_subplot(), "no noisy text set with clean questions to measure WER against")
+        figure.axes[0].set_title("F1 by question WER")
+        return _png(figure)
+    sets = [s["name"] for s in results["test_sets"] if any(p["set"] == s["name"] for p in pairs)]
+    set_colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(sets)}
+    first = None
+    for number, model in enumerate(models):
+        axes = figure.add_subplot(1, len(models), number + 1, sharey=first)
+        first = first or axes
+        mine = [p for p in pairs if p["model"] == model]
+        for offset, pair in enumerate(mine):
+            groups = pair["by_wer_bucket"]
+            xs = [i + 0.06 * (offset - (len(mine) - 1) / 2) for i, b in enumerate(buckets) if b in groups]
+            values = [groups[b]["f1"] for b in buckets if b in groups]
+            axes.errorbar(xs, values, yerr=_error_bars(values, [groups[b]["f1_low"] for b in buckets if b in groups],
+                                                       [groups[b]["f1_high"] for b in buckets if b in groups]),
+                          color=set_colours[pair["set"]], marker=MARKERS[offset % len(MARKERS)], capsize=3,
+                          label=pair["set"])
+        axes.set_xticks(range(len(buckets)))
+        axes.set_xticklabels(buckets)
+        axes.set_xlabel("question WER bucket (%)")
+        axes.set_ylabel("F1 (%)")
+        axes.set_title(f"{model}: F1 by question WER")
+        axes.legend(fontsize=7)
+    return _png(figure)
+
+
 def render_plots(results: dict) -> Dict[str, bytes]:
-    """`{file name: PNG bytes}` of the three figures."""
+    """`{file name: PNG bytes}` of the figures, in the order of `PLOT_NAMES`."""
     return {
         "f1_by_country.png": f1_by_country(results),
         "f1_vs_wer.png": f1_vs_wer(results),
         "robustness_drop.png": robustness_drop(results),
+        "f1_intervals.png": f1_intervals(results),
+        "f1_by_wer_bucket.png": f1_by_wer_bucket(results),
     }

@@ -8,14 +8,41 @@ The tables, each written only when the study has rows for it:
 - `f1_by_country`: F1 per country of the speaker with the F1 range, best country minus worst
   (SQuAD-SRC, Tang et al. 2023, Table 3), and `f1_by_gender`;
 - `question_noise`: CER, WER and BLEU of each set's questions against the clean ones;
-- `wer_by_country`: the questions' WER per country (how hard each accent is for the recogniser).
+- `wer_by_country`: the questions' WER per country (how hard each accent is for the recogniser);
+- `drop_tests`: each model's clean set against each noisy set, paired by question id: the EM and
+  F1 differences with their intervals and p-values; `model_comparisons`: the same for two models
+  on one set;
+- `flips`: questions right on the clean set and wrong on the noisy one, and the reverse;
+- `f1_by_question_type`, `f1_by_length`, `f1_by_wer_bucket`: the error analysis.
 
-Scores are percentages shown with one decimal; `-` marks a cell with no value.
+Scores are percentages shown with one decimal, an interval as `value [low, high]`, `†` marking a
+difference with p < 0.05; `-` marks a cell with no value.
 """
 import csv
 import io
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
+
+from srcframework.studies.question_types import LENGTH_BUCKETS, QUESTION_TYPES, WER_BUCKETS
+
+SIGNIFICANT = "†"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A table cell: a value with its interval, and a mark (`†` for a significant difference)."""
+
+    value: float
+    low: float
+    high: float
+    mark: str = ""
+
+
+@dataclass(frozen=True)
+class PValue:
+    """A table cell holding a p-value (three decimals)."""
+
+    value: float
 
 
 @dataclass
@@ -44,6 +71,10 @@ class Table:
 def format_cell(value: Any) -> str:
     if value is None:
         return "-"
+    if isinstance(value, Estimate):
+        return f"{value.value:.1f} [{value.low:.1f}, {value.high:.1f}]{value.mark}"
+    if isinstance(value, PValue):
+        return "<0.001" if value.value < 0.001 else f"{value.value:.3f}"
     if isinstance(value, float):
         return f"{value:.1f}"
     return str(value)
@@ -61,6 +92,33 @@ def _set_label(test_set: dict) -> str:
     return test_set["name"]
 
 
+def _estimate(pair: dict, metric: str) -> Any:
+    """A pair's EM or F1 with its interval, where the results have one."""
+    if f"{metric}_low" not in pair:
+        return pair[metric]
+    return Estimate(pair[metric], pair[f"{metric}_low"], pair[f"{metric}_high"])
+
+
+def _difference(test: Optional[dict]) -> Any:
+    if not test:
+        return None
+    return Estimate(test["difference"], test["low"], test["high"], SIGNIFICANT if test["significant"] else "")
+
+
+def _statistics_notes(results: dict, compared: str) -> List[str]:
+    settings = results.get("statistics")
+    if not settings:
+        return []
+    level = round(100 * settings["confidence"])
+    return [
+        f"[low, high]: {level}% percentile bootstrap interval ({settings['bootstrap']} resamples of the questions "
+        f"with replacement, seed {settings['seed']}); a difference's interval resamples the same question ids on "
+        "both sides (paired).",
+        f"{SIGNIFICANT}: p < {settings['significance_level']:g} in a {settings['test']} test "
+        f"({settings['bootstrap']} trials) of {compared}, pairing questions by id.",
+    ]
+
+
 def em_f1_table(results: dict) -> Table:
     pairs = _pair_index(results)
     models = [model["name"] for model in results["models"]]
@@ -69,12 +127,70 @@ def em_f1_table(results: dict) -> Table:
         row = [test_set["name"], test_set["interface"], test_set["kind"]]
         for model in models:
             pair = pairs.get((model, test_set["name"]))
-            row += [pair["em"], pair["f1"], pair["f1_drop"] if pair["reference"] else None] if pair else [None] * 3
+            if not pair:
+                row += [None] * 3
+                continue
+            drop = None
+            if pair["reference"]:
+                test = (pair.get("drop_test") or {}).get("f1")
+                drop = _difference(test) if test else pair["f1_drop"]
+            row += [_estimate(pair, "em"), _estimate(pair, "f1"), drop]
         rows.append(row)
     groups = [("", 3)] + [(model, 3) for model in models]
     header = ["Test set", "Interface", "Kind"] + ["EM", "F1", "ΔF1"] * len(models)
     notes = ["ΔF1: F1 on the model's clean set minus F1 on this set."]
+    notes += _statistics_notes(results, "the model's clean set against this set")
     return Table("em_f1", "EM / F1 by test set and model", header, rows, 3, groups, notes)
+
+
+def _test_cells(comparison: dict) -> List[Any]:
+    cells: List[Any] = [comparison["questions"]]
+    for metric in ("em", "f1"):
+        test = comparison.get(metric)
+        cells += [_difference(test), PValue(test["p"]) if test else None]
+    return cells
+
+
+def drop_tests_table(results: dict) -> Table:
+    rows = [
+        [pair["model"], pair["set"], pair["reference"]] + _test_cells(pair["drop_test"])
+        for pair in results["pairs"]
+        if pair.get("drop_test")
+    ]
+    header = ["Model", "Test set", "Clean set", "Questions", "ΔEM", "p (EM)", "ΔF1", "p (F1)"]
+    notes = ["Δ: the score on the clean set minus the score on this set, over the questions both hold."]
+    notes += _statistics_notes(results, "the clean set against this set")
+    return Table("drop_tests", "Is the drop real? Clean against each noisy set", header, rows, 3, None, notes)
+
+
+def model_comparisons_table(results: dict) -> Table:
+    rows = [[c["set"], c["first"], c["second"]] + _test_cells(c) for c in results.get("comparisons", [])]
+    header = ["Test set", "Model", "Against", "Questions", "ΔEM", "p (EM)", "ΔF1", "p (F1)"]
+    notes = ["Δ: the model's score minus the other model's, over the questions both answered."]
+    notes += _statistics_notes(results, "one model against the other")
+    return Table("model_comparisons", "Model against model on each test set", header, rows, 3, None, notes)
+
+
+def flips_table(results: dict) -> Table:
+    rows = [
+        [pair["model"], pair["set"], pair["reference"], pair["flips"]["questions"], pair["flips"]["right_to_wrong"],
+         pair["flips"]["wrong_to_right"]]
+        for pair in results["pairs"]
+        if pair.get("flips")
+    ]
+    header = ["Model", "Test set", "Clean set", "Questions", "Right → wrong", "Wrong → right"]
+    notes = ["Right: exact match 1 (EM = 1); wrong: EM = 0. Questions paired by id with the clean set; "
+             "right → wrong: right on the clean set and wrong on this one."]
+    return Table("flips", "Flips between the clean and the noisy set", header, rows, 3, None, notes)
+
+
+def _breakdown_table(results: dict, key: str, order: List[str], name: str, title: str, note: str) -> Table:
+    pairs = [pair for pair in results["pairs"] if pair.get(key)]
+    labels = [label for label in order if any(label in pair[key] for pair in pairs)]
+    rows = [[pair["model"], pair["set"]] + [pair[key][label]["f1"] if label in pair[key] else None for label in labels]
+            for pair in pairs]
+    notes = [note + " Question counts and 95% intervals of each cell are in results.csv and results.json."]
+    return Table(name, title, ["Model", "Test set"] + labels, rows, 2, None, notes)
 
 
 def _groups_table(results: dict, key: str, name: str, title: str, with_range: bool) -> Table:
@@ -117,10 +233,20 @@ def results_tables(results: dict) -> List[Table]:
     """Every table that has rows, in the order the reports show them."""
     tables = [
         em_f1_table(results),
+        drop_tests_table(results),
+        model_comparisons_table(results),
         _groups_table(results, "country", "f1_by_country", "F1 by country", with_range=True),
         _groups_table(results, "gender", "f1_by_gender", "F1 by gender", with_range=False),
         question_noise_table(results),
         wer_by_country_table(results),
+        flips_table(results),
+        _breakdown_table(results, "by_question_type", list(QUESTION_TYPES), "f1_by_question_type",
+                         "F1 by question type", "Type of the clean question, from its first wh-word."),
+        _breakdown_table(results, "by_length", [label for label, _ in LENGTH_BUCKETS], "f1_by_length",
+                         "F1 by question length", "Length of the clean question in words."),
+        _breakdown_table(results, "by_wer_bucket", [label for label, _ in WER_BUCKETS], "f1_by_wer_bucket",
+                         "F1 by question WER", "WER (%) of each noisy question against its clean one; a bucket "
+                         "a-b holds WER above a up to b."),
     ]
     return [table for table in tables if table.rows]
 
@@ -145,42 +271,76 @@ def results_markdown(results: dict) -> str:
 
 CSV_COLUMNS = [
     "model", "set", "interface", "kind", "reference", "group_key", "group", "questions", "em", "f1", "em_drop",
-    "f1_drop", "question_cer", "question_wer", "question_bleu",
+    "f1_drop", "question_cer", "question_wer", "question_bleu", "em_low", "em_high", "f1_low", "f1_high",
+    "em_drop_low", "em_drop_high", "em_drop_p", "f1_drop_low", "f1_drop_high", "f1_drop_p", "right_to_wrong",
+    "wrong_to_right",
 ]
+BREAKDOWN_KEYS = {"by_question_type": "question_type", "by_length": "length", "by_wer_bucket": "wer_bucket"}
 
 
 def _number(value: Optional[float]) -> str:
     return "" if value is None else f"{value:.4f}"
 
 
+def _test_numbers(comparison: Optional[dict]) -> List[str]:
+    """em_drop_low ... f1_drop_p of a paired comparison."""
+    cells: List[str] = []
+    for metric in ("em", "f1"):
+        test = (comparison or {}).get(metric) or {}
+        cells += [_number(test.get("low")), _number(test.get("high")), _number(test.get("p"))]
+    return cells
+
+
 def results_csv(results: dict) -> str:
-    """One row per pair (`group_key` = `all`) and per pair and group (country, gender, speaker).
-    The question CER/WER/BLEU columns are the test set's (a group row: that group's WER)."""
+    """One row per pair (`group_key` = `all`) and per pair and group: country, gender, speaker,
+    question_type, length, wer_bucket; and a `versus` row per two models on a set (`model` the
+    second, `group` the first, the drops the first's score minus the second's). The question
+    CER/WER/BLEU columns are the test set's (a group row: that group's WER)."""
     noise = {s["name"]: s.get("question_noise") or {} for s in results["test_sets"]}
+    pairs = _pair_index(results)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for pair in results["pairs"]:
         common = [pair["model"], pair["set"], pair["interface"], pair["kind"], pair["reference"] or ""]
         set_noise = noise[pair["set"]]
+        flips = pair.get("flips") or {}
         writer.writerow(
             common + ["all", "all", pair["questions"], _number(pair["em"]), _number(pair["f1"]),
                       _number(pair["em_drop"]), _number(pair["f1_drop"]), _number(set_noise.get("cer")),
-                      _number(set_noise.get("wer")), _number(set_noise.get("bleu"))]
+                      _number(set_noise.get("wer")), _number(set_noise.get("bleu")), _number(pair.get("em_low")),
+                      _number(pair.get("em_high")), _number(pair.get("f1_low")), _number(pair.get("f1_high"))]
+            + _test_numbers(pair.get("drop_test")) + [flips.get("right_to_wrong", ""), flips.get("wrong_to_right", "")]
         )
+        blank = [""] * (len(CSV_COLUMNS) - 15)
         for key in ("country", "gender", "speaker"):
             group_wer = set_noise.get(f"by_{key}") or {}
             for group, scores in pair.get(f"by_{key}", {}).items():
                 writer.writerow(
                     common + [key, group, scores["count"], _number(scores["em"]), _number(scores["f1"]), "", "", "",
-                              _number(group_wer.get(group)), ""]
+                              _number(group_wer.get(group)), ""] + blank
                 )
+        for key, group_key in BREAKDOWN_KEYS.items():
+            for group, scores in pair.get(key, {}).items():
+                writer.writerow(
+                    common + [group_key, group, scores["count"], _number(scores["em"]), _number(scores["f1"]), "", "",
+                              "", "", "", "", "", _number(scores["f1_low"]), _number(scores["f1_high"])]
+                    + [""] * (len(CSV_COLUMNS) - 19)
+                )
+    for comparison in results.get("comparisons", []):
+        second = pairs[(comparison["second"], comparison["set"])]
+        differences = [_number(comparison[m]["difference"]) if comparison[m] else "" for m in ("em", "f1")]
+        writer.writerow(
+            [second["model"], second["set"], second["interface"], second["kind"], "", "versus", comparison["first"],
+             comparison["questions"], "", ""] + differences + [""] * 7 + _test_numbers(comparison) + ["", ""]
+        )
     return out.getvalue()
 
 
 TEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
     "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "Δ": r"$\Delta$",
+    SIGNIFICANT: r"$^\dagger$", "→": r"$\rightarrow$", "<": r"$<$",
 }
 
 

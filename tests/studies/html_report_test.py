@@ -5,6 +5,7 @@ import subprocess
 import pytest
 
 from srcframework.studies.html_report import report_html
+from srcframework.studies.plots import PLOT_NAMES
 from srcframework.studies.runner import write_outputs
 from tests.studies.runner_test import run_accent_study
 
@@ -31,11 +32,14 @@ def test_report_holds_the_tables_and_relative_images(study_dir):
     page = (out_dir / "report.html").read_text(encoding="utf-8")
     for table in ("em_f1", "f1_by_country", "f1_by_gender", "question_noise", "wer_by_country"):
         assert f'<table id="{table}">' in page
-    assert re.findall(r'<img src="([^"]+)"', page) == ["f1_by_country.png", "f1_vs_wer.png", "robustness_drop.png"]
-    assert '<body data-images-total="3" data-images-loaded="pending">' in page
+    assert re.findall(r'<img src="([^"]+)"', page) == list(PLOT_NAMES)
+    assert '<body data-images-total="5" data-images-loaded="pending">' in page
     assert '<th colspan="3">tiny</th>' in page and "<td>accent_audio_like (via accent)</td>" in page
     keyboard = next(p for p in results["pairs"] if p["model"] == "tiny" and p["set"] == "keyboard")
-    assert f'<td class="num">{keyboard["f1"]:.1f}</td>' in page
+    assert f'<td class="num">{keyboard["f1"]:.1f} [{keyboard["f1_low"]:.1f}, {keyboard["f1_high"]:.1f}]</td>' in page
+    for table in ("drop_tests", "model_comparisons", "flips", "f1_by_question_type", "f1_by_length", "f1_by_wer_bucket"):
+        assert f'<table id="{table}">' in page
+    assert "paired approximate randomisation test (1000 trials)" in page
     assert report_html(results, ["a.png"]).count("<img ") == 1
 
 
@@ -48,15 +52,33 @@ def test_names_are_escaped():
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)")
 def test_images_render_in_headless_chromium(study_dir, tmp_path):
     out_dir, _ = study_dir
-    assert loaded_images(out_dir / "report.html") == ("3", "3")
-    for name in ("report.html", "f1_by_country.png", "f1_vs_wer.png"):  # robustness_drop.png left out
+    assert loaded_images(out_dir / "report.html") == ("5", "5")
+    for name in ("report.html",) + PLOT_NAMES[:-1]:  # the last figure left out
         shutil.copy(out_dir / name, tmp_path / name)
-    assert loaded_images(tmp_path / "report.html") == ("2", "3")
+    assert loaded_images(tmp_path / "report.html") == ("4", "5")
 
 
 def test_write_outputs_lists_the_files(study_dir, tmp_path):
     _, results = study_dir
     names = write_outputs(results, str(tmp_path))
-    assert names == ["results.json", "results.md", "results.csv", "results.tex", "f1_by_country.png", "f1_vs_wer.png",
-                     "robustness_drop.png", "report.html"]
+    assert names == ["results.json", "results.md", "results.csv", "results.tex", *PLOT_NAMES, "report.html"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
+
+
+def test_example_flips_list_both_questions_answers_and_predictions():
+    example = {"id": "q1", "clean_question": "Who dredged <the> harbour?", "noisy_question": "Who dreged the harbour?",
+               "answers": ["Ossia Brandt", "Brandt"], "clean_prediction": "Ossia Brandt", "noisy_prediction": None}
+    results = {"study": "s", "models": [{"name": "m"}], "test_sets": [], "pairs": [],
+               "examples": [{"model": "m", "set": "keyboard", "reference": "clean", "right_to_wrong": [example],
+                             "wrong_to_right": []},
+                            {"model": "m", "set": "asr", "reference": "clean", "right_to_wrong": [],
+                             "wrong_to_right": []}]}
+    page = report_html(results, [])
+    assert "<h2>Example flips</h2>" in page and "Right: exact match 1." in page
+    assert "<h3>m on keyboard (against clean)</h3>" in page and "m on asr" not in page  # no flips, no table
+    row = re.search(r'<table class="examples" id="examples-m-keyboard">.*?<tbody>\n(<tr>.*?</tr>)', page, re.S).group(1)
+    assert re.findall(r"<td>(.*?)</td>", row) == [
+        "right on the clean set, wrong on this one", "Who dredged &lt;the&gt; harbour?", "Who dreged the harbour?",
+        "Ossia Brandt | Brandt", "Ossia Brandt", "(no answer)",
+    ]
+    assert "Example flips" not in report_html(dict(results, examples=[]), [])

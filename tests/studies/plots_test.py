@@ -50,3 +50,21 @@ def test_figures_change_with_the_results_and_say_when_empty(results):
     shifted = copy.deepcopy(results)
     shifted["pairs"][0]["f1"] += 10.0
     assert render_plots(shifted)["f1_vs_wer.png"] != images["f1_vs_wer.png"]
+
+
+def test_interval_figures_draw_the_intervals_and_say_when_empty(results):
+    images = render_plots(results)
+    wider = copy.deepcopy(results)
+    wider["pairs"][0]["f1_low"] -= 10.0
+    assert render_plots(wider)["f1_intervals.png"] != images["f1_intervals.png"]
+    bucket = next(p for p in wider["pairs"] if p["by_wer_bucket"])
+    next(iter(bucket["by_wer_bucket"].values()))["f1_high"] += 10.0
+    assert render_plots(wider)["f1_by_wer_bucket.png"] != images["f1_by_wer_bucket.png"]
+    plain = copy.deepcopy(results)
+    for item in plain["pairs"]:
+        item["by_wer_bucket"] = {}
+        del item["f1_low"]
+    empty = render_plots(plain)
+    for name in ("f1_intervals.png", "f1_by_wer_bucket.png"):
+        assert empty[name] != images[name]
+        assert imread(io.BytesIO(empty[name]), format="png").std() > 0.01

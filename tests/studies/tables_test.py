@@ -7,6 +7,8 @@ import pytest
 
 from srcframework.studies.tables import (
     CSV_COLUMNS,
+    Estimate,
+    PValue,
     format_cell,
     results_csv,
     results_markdown,
@@ -28,7 +30,8 @@ def pair(results, model, test_set):
 
 def test_tables_follow_the_papers_layouts(results):
     tables = {table.name: table for table in results_tables(results)}
-    assert list(tables) == ["em_f1", "f1_by_country", "f1_by_gender", "question_noise", "wer_by_country"]
+    assert list(tables) == ["em_f1", "drop_tests", "model_comparisons", "f1_by_country", "f1_by_gender", "question_noise",
+                            "wer_by_country", "flips", "f1_by_question_type", "f1_by_length", "f1_by_wer_bucket"]
     em_f1 = tables["em_f1"]
     assert em_f1.flat_header()[:9] == [
         "Test set", "Interface", "Kind", "tiny EM", "tiny F1", "tiny ΔF1", "twin EM", "twin F1", "twin ΔF1",
@@ -36,7 +39,12 @@ def test_tables_follow_the_papers_layouts(results):
     rows = {row[0]: row for row in em_f1.rows}
     assert list(rows) == ["clean", "accent", "accent_audio_like", "keyboard"]
     keyboard = pair(results, "tiny", "keyboard")
-    assert rows["keyboard"][3:6] == [keyboard["em"], keyboard["f1"], keyboard["f1_drop"]]
+    drop = keyboard["drop_test"]["f1"]
+    assert rows["keyboard"][3:6] == [
+        Estimate(keyboard["em"], keyboard["em_low"], keyboard["em_high"]),
+        Estimate(keyboard["f1"], keyboard["f1_low"], keyboard["f1_high"]),
+        Estimate(drop["difference"], drop["low"], drop["high"], "†" if drop["p"] < 0.05 else ""),
+    ]
     assert rows["keyboard"][6:] == [None, None, None]  # twin did not run on it
     assert rows["clean"][5] is None  # no drop for the clean set itself
     country = tables["f1_by_country"]
@@ -54,9 +62,11 @@ def test_tables_follow_the_papers_layouts(results):
 def test_tables_without_rows_are_left_out(results):
     plain = copy.deepcopy(results)
     for item in plain["pairs"]:
-        item.update(by_country={}, by_gender={}, f1_range=None)
+        item.update(by_country={}, by_gender={}, f1_range=None, drop_test=None, flips=None, by_question_type={},
+                    by_length={}, by_wer_bucket={})
     for item in plain["test_sets"]:
         item["question_noise"] = None
+    plain["comparisons"] = []
     assert [table.name for table in results_tables(plain)] == ["em_f1"]
     markdown = results_markdown(plain)
     assert "## EM / F1 by test set and model" in markdown and "F1 by country" not in markdown
@@ -66,17 +76,24 @@ def test_markdown_shows_one_decimal_and_dashes(results):
     markdown = results_markdown(results)
     keyboard = pair(results, "tiny", "keyboard")
     line = next(line for line in markdown.splitlines() if line.startswith("| keyboard |"))
-    assert line == (f"| keyboard | keyboard | synthetic | {keyboard['em']:.1f} | {keyboard['f1']:.1f} | "
-                    f"{keyboard['f1_drop']:.1f} | - | - | - |")
+    drop = keyboard["drop_test"]["f1"]
+    assert line == (f"| keyboard | keyboard | synthetic | {keyboard['em']:.1f} [{keyboard['em_low']:.1f}, "
+                    f"{keyboard['em_high']:.1f}] | {keyboard['f1']:.1f} [{keyboard['f1_low']:.1f}, "
+                    f"{keyboard['f1_high']:.1f}] | {drop['difference']:.1f} [{drop['low']:.1f}, {drop['high']:.1f}]"
+                    f"{'†' if drop['significant'] else ''} | - | - | - |")
     assert markdown.startswith("# Study: accent_study\n") and "| Model | Test set | India |" in markdown
     assert format_cell(None) == "-" and format_cell(12.345) == "12.3" and format_cell(7) == "7"
+    assert format_cell(Estimate(12.34, 10.0, 14.56, "†")) == "12.3 [10.0, 14.6]†"
+    assert format_cell(PValue(0.0312)) == "0.031" and format_cell(PValue(0.0004)) == "<0.001"
 
 
 def test_csv_has_a_row_per_pair_and_group_at_full_precision(results):
     rows = list(csv.DictReader(io.StringIO(results_csv(results))))
     assert list(rows[0]) == CSV_COLUMNS
-    expected = sum(1 + len(p["by_country"]) + len(p["by_gender"]) + len(p["by_speaker"]) for p in results["pairs"])
+    keys = ("by_country", "by_gender", "by_speaker", "by_question_type", "by_length", "by_wer_bucket")
+    expected = sum(1 + sum(len(p[key]) for key in keys) for p in results["pairs"]) + len(results["comparisons"])
     assert len(rows) == expected
+    assert all(None not in row.values() and len(row) == len(CSV_COLUMNS) for row in rows)
     overall = next(r for r in rows if r["model"] == "tiny" and r["set"] == "keyboard" and r["group_key"] == "all")
     keyboard = pair(results, "tiny", "keyboard")
     assert float(overall["f1"]) == pytest.approx(keyboard["f1"], abs=1e-4)
@@ -87,11 +104,24 @@ def test_csv_has_a_row_per_pair_and_group_at_full_precision(results):
     accent = pair(results, india["model"], "accent")["by_country"]["India"]
     india_wer = next(s for s in results["test_sets"] if s["name"] == "accent")["question_noise"]["by_country"]["India"]
     assert int(india["questions"]) == accent["count"] and float(india["question_wer"]) == pytest.approx(india_wer, abs=1e-4)
+    keyboard_drop = keyboard["drop_test"]
+    assert float(overall["f1_low"]) == pytest.approx(keyboard["f1_low"], abs=1e-4)
+    assert float(overall["f1_drop_high"]) == pytest.approx(keyboard_drop["f1"]["high"], abs=1e-4)
+    assert float(overall["em_drop_p"]) == pytest.approx(keyboard_drop["em"]["p"], abs=1e-4)
+    assert int(overall["right_to_wrong"]) == keyboard["flips"]["right_to_wrong"]
+    what = next(r for r in rows if r["model"] == "tiny" and r["set"] == "keyboard" and r["group"] == "what")
+    assert what["group_key"] == "question_type"
+    assert float(what["f1_high"]) == pytest.approx(keyboard["by_question_type"]["what"]["f1_high"], abs=1e-4)
+    versus = [r for r in rows if r["group_key"] == "versus"]
+    assert [(r["model"], r["set"], r["group"]) for r in versus] == [("twin", "clean", "tiny"), ("twin", "accent", "tiny")]
+    comparison = results["comparisons"][1]
+    assert float(versus[1]["f1_drop"]) == pytest.approx(comparison["f1"]["difference"], abs=1e-4)
+    assert float(versus[1]["f1_drop_p"]) == pytest.approx(comparison["f1"]["p"], abs=1e-4)
 
 
 def test_tex_tables_are_balanced_and_escaped(results):
     tex = results_tex(results)
-    assert tex.count(r"\begin{table}") == 5 == tex.count(r"\end{tabular}")
+    assert tex.count(r"\begin{table}") == 11 == tex.count(r"\end{tabular}")
     for block in re.findall(r"\\begin\{tabular\}\{([lr]+)\}(.*?)\\end\{tabular\}", tex, re.S):
         columns, body = block
         for line in body.strip().splitlines():
@@ -100,3 +130,5 @@ def test_tex_tables_are_balanced_and_escaped(results):
     assert r"accent\_audio\_like (via accent)" in tex and "accent_audio_like" not in tex.replace(r"\_", "")
     assert r"\multicolumn{3}{c}{tiny}" in tex and r"\cmidrule(lr){4-6}" in tex and r"$\Delta$F1" in tex
     assert tex_escape("50% & $x_1#") == r"50\% \& \$x\_1\#"
+    assert tex_escape("1.0 [0.5, 2.0]† <0.001 →") == r"1.0 [0.5, 2.0]$^\dagger$ $<$0.001 $\rightarrow$"
+    assert "†" not in tex and "→" not in tex
