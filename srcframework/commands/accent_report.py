@@ -27,7 +27,8 @@ class AccentReport(Subcommand):
         description = (
             "Official SQuAD v1.1 EM/F1 (0-100) of `allennlp predict --predictor span_qa` output, "
             "overall and per group (country, gender, speaker), with the F1 range over countries "
-            "and, where predictions carry question and original_question, the WER of the questions. "
+            "and, where predictions carry question and original_question, the WER of the questions; "
+            "bootstrap 95% intervals of the overall F1, each country's F1 and the F1 range. "
             "Writes report.json, report.md and f1_by_country.png into OUT_DIR and prints the Markdown."
         )
         subparser = parser.add_parser(self.name, description=description, help="EM/F1 per accent group")
@@ -40,13 +41,20 @@ class AccentReport(Subcommand):
             help="comma-separated group keys (default: %(default)s)",
         )
         subparser.add_argument("--title", help="title of the Markdown report and the plot")
+        subparser.add_argument(
+            "--bootstrap", type=int, default=1000,
+            help="bootstrap resamples for the F1 intervals (each country resampled within itself); 0: none",
+        )
+        subparser.add_argument("--seed", type=int, default=0, help="seed of the resamples")
         subparser.set_defaults(func=run)
         return subparser
 
 
 def run(args: argparse.Namespace) -> dict:
     records = [record for path in args.predictions for record in records_from_predictions(path)]
-    report = accent_report(records, args.group_keys)
+    if args.bootstrap < 0:
+        raise ValueError("--bootstrap must be 0 (no intervals) or more")
+    report = accent_report(records, args.group_keys, bootstrap=args.bootstrap or None, seed=args.seed)
     write_accent_report(report, args.output_dir, args.title)
     print(markdown_report(report, args.title), end="")
     return report

@@ -8,13 +8,22 @@ both are strings the corpus WER (%) of the questions against their originals is 
 the records of each group that have them. The same id may occur in several records (one question
 read by several speakers); every record counts once. A record without a value for a group key is
 left out of that key's groups but counts in the overall scores.
+
+With `bootstrap=N`, the report also gives percentile bootstrap intervals (95%): of the overall
+F1 (records resampled with replacement), of each country's F1 (its own records resampled) and of
+the F1 range (each country resampled within itself, the range taken in each resample). The range
+of resampled means is biased upward where countries score alike, so its interval may lie above the
+observed range; read it as how stable the spread is.
 """
 import json
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence
 
+import numpy as np
+
 from srcframework.data.errors import DatasetError
 from srcframework.metrics.squad import exact_match_score, f1_score, metric_max_over_ground_truths
+from srcframework.metrics.statistics import CONFIDENCE, bootstrap_indices, percentile_interval
 from srcframework.noise.noise_metrics import wer
 
 GROUP_KEYS = ("country", "gender", "speaker")
@@ -71,12 +80,48 @@ def f1_range(by_country: Dict[str, dict]) -> Optional[dict]:
     return {"value": by_country[best]["f1"] - by_country[worst]["f1"], "best": best, "worst": worst}
 
 
-def accent_report(records: Iterable[dict], group_keys: Sequence[str] = GROUP_KEYS) -> dict:
+def _record_f1(record: dict) -> float:
+    prediction = record["prediction"]
+    return 0.0 if prediction is None else 100.0 * metric_max_over_ground_truths(f1_score, prediction, record["answers"])
+
+
+def add_intervals(report: dict, records: List[dict], bootstrap: int, seed: int = 0) -> dict:
+    """Add `f1_low`/`f1_high` to the overall scores and to each country, `low`/`high` to the F1
+    range, and `intervals: {"bootstrap", "seed", "confidence"}` to `report`; each country is
+    resampled on its own (seeded by its place in name order)."""
+    f1 = np.array([_record_f1(record) for record in records])
+    low, high = percentile_interval(f1[bootstrap_indices(f1.size, bootstrap, seed)].mean(axis=1))
+    report["overall"].update(f1_low=low, f1_high=high)
+    countries = report.get("by_country") or {}
+    members = {name: [] for name in countries}
+    for index, record in enumerate(records):
+        country = str((record.get("groups") or {}).get("country", ""))
+        if country in members:
+            members[country].append(index)
+    resampled = []
+    for number, name in enumerate(sorted(countries)):
+        mine = f1[members[name]]
+        means = mine[bootstrap_indices(mine.size, bootstrap, seed + 1 + number)].mean(axis=1)
+        low, high = percentile_interval(means)
+        countries[name].update(f1_low=low, f1_high=high)
+        resampled.append(means)
+    if report.get("f1_range") and resampled:
+        stacked = np.vstack(resampled)
+        low, high = percentile_interval(stacked.max(axis=0) - stacked.min(axis=0))
+        report["f1_range"].update(low=low, high=high)
+    report["intervals"] = {"bootstrap": bootstrap, "seed": seed, "confidence": CONFIDENCE}
+    return report
+
+
+def accent_report(
+    records: Iterable[dict], group_keys: Sequence[str] = GROUP_KEYS, bootstrap: Optional[int] = None, seed: int = 0
+) -> dict:
     """
     SQuAD v1.1 EM/F1 (0-100) overall and per group, as
     `{"overall": {"em", "f1", "count"[, "wer"]}, "by_<key>": {value: {...}} for each group key,
     "f1_range": {"value", "best", "worst"} over countries, or None}`. Groups are sorted by name.
-    A bad record raises a `ValueError` naming its position and id.
+    A bad record raises a `ValueError` naming its position and id. With `bootstrap` (resamples)
+    the overall F1, each country's F1 and the F1 range get intervals (`add_intervals`).
     """
     records = list(records)
     if not records:
@@ -94,6 +139,8 @@ def accent_report(records: Iterable[dict], group_keys: Sequence[str] = GROUP_KEY
                 members.setdefault(str(value), []).append(record)
         report[f"by_{key}"] = {name: _scores(members[name]) for name in sorted(members)}
     report["f1_range"] = f1_range(report["by_country"]) if "country" in group_keys else None
+    if bootstrap:
+        add_intervals(report, records, bootstrap, seed)
     return report
 
 
@@ -147,8 +194,14 @@ def records_from_predictions(path) -> List[dict]:
     return records
 
 
+def _f1_cell(scores: dict) -> str:
+    if "f1_low" in scores:
+        return f"{scores['f1']:.1f} [{scores['f1_low']:.1f}, {scores['f1_high']:.1f}]"
+    return f"{scores['f1']:.1f}"
+
+
 def _cells(name: str, scores: dict, with_wer: bool) -> str:
-    row = f"| {name} | {scores['em']:.1f} | {scores['f1']:.1f} | {scores['count']} |"
+    row = f"| {name} | {scores['em']:.1f} | {_f1_cell(scores)} | {scores['count']} |"
     if with_wer:
         row += f" {scores['wer']:.1f} |" if "wer" in scores else " - |"
     return row
@@ -175,12 +228,18 @@ def markdown_report(report: dict, title: Optional[str] = None) -> str:
     lines.append("")
     if spread:
         best, worst = report["by_country"][spread["best"]], report["by_country"][spread["worst"]]
+        interval = f" [{spread['low']:.1f}, {spread['high']:.1f}]" if "low" in spread else ""
         lines.append(
-            f"F1 range over countries: {spread['value']:.1f} "
+            f"F1 range over countries: {spread['value']:.1f}{interval} "
             f"(best {spread['best']} {best['f1']:.1f}, worst {spread['worst']} {worst['f1']:.1f})"
         )
     else:
         lines.append("F1 range over countries: n/a (fewer than 2 countries)")
+    settings = report.get("intervals")
+    if settings:
+        lines += ["", f"[low, high]: {round(100 * settings['confidence'])}% percentile bootstrap interval "
+                      f"({settings['bootstrap']} resamples with replacement, seed {settings['seed']}; each country "
+                      "resampled within itself, the F1 range taken in each resample)."]
     return "\n".join(lines) + "\n"
 
 
@@ -195,7 +254,11 @@ def plot_f1_by_country(report: dict, path, title: Optional[str] = None) -> Path:
     figure = Figure(figsize=(max(4.0, 0.8 * len(names) + 2.0), 4.0), dpi=100)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
-    bars = axes.bar(names, [countries[n]["f1"] for n in names], color="tab:blue")
+    errors = None
+    if names and all("f1_low" in countries[n] for n in names):
+        errors = [[countries[n]["f1"] - countries[n]["f1_low"] for n in names],
+                  [countries[n]["f1_high"] - countries[n]["f1"] for n in names]]
+    bars = axes.bar(names, [countries[n]["f1"] for n in names], color="tab:blue", yerr=errors, capsize=3)
     axes.bar_label(bars, labels=[f"n={countries[n]['count']}" for n in names], padding=2, fontsize=8)
     overall = report["overall"]["f1"]
     axes.axhline(overall, color="tab:red", linestyle="--", label=f"overall F1 {overall:.1f}")

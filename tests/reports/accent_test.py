@@ -193,3 +193,45 @@ def test_plot_without_countries(tmp_path):
     assert "F1 range over countries: n/a" in paths[1].read_text()
     assert "No record has a country." in paths[1].read_text()
     assert matplotlib.image.imread(paths[2]).shape[0] == 400
+
+
+def many_records():
+    """40 US records (F1 of 1 on 30 of them) and 20 IN records (F1 of 1 on 5)."""
+    us = [record(f"u{i}", "x" if i < 30 else "y", ["x"], country="US") for i in range(40)]
+    india = [record(f"i{i}", "x" if i < 5 else "y", ["x"], country="IN") for i in range(20)]
+    return us + india
+
+
+def test_bootstrap_intervals_of_each_country_and_of_the_f1_range():
+    import numpy as np
+    from scipy import stats
+
+    records = many_records()
+    report = accent_report(records, bootstrap=500, seed=3)
+    assert report["intervals"] == {"bootstrap": 500, "seed": 3, "confidence": 0.95}
+    # each country resampled on its own: IN is country 0 in name order (seed 3 + 1), US country 1
+    means = {}
+    for number, (name, hits, size) in enumerate([("IN", 5, 20), ("US", 30, 40)]):
+        f1 = np.array([100.0] * hits + [0.0] * (size - hits))
+        theirs = stats.bootstrap((f1,), np.mean, n_resamples=500, method="percentile", vectorized=True,
+                                 rng=np.random.default_rng(3 + 1 + number)).confidence_interval
+        country = report["by_country"][name]
+        assert (country["f1_low"], country["f1_high"]) == pytest.approx((theirs.low, theirs.high))
+        assert country["f1_low"] < country["f1"] < country["f1_high"]
+        means[name] = f1[np.random.default_rng(3 + 1 + number).integers(0, size, (500, size))].mean(axis=1)
+    spread = report["f1_range"]
+    assert spread["value"] == pytest.approx(75.0 - 25.0)
+    assert (spread["low"], spread["high"]) == pytest.approx(tuple(np.percentile(means["US"] - means["IN"], [2.5, 97.5])))
+    assert spread["low"] < spread["value"] < spread["high"]
+    assert report["overall"]["f1_low"] < report["overall"]["f1"] < report["overall"]["f1_high"]
+    markdown = markdown_report(report)
+    assert f"| US | 75.0 | 75.0 [{report['by_country']['US']['f1_low']:.1f}, " in markdown
+    assert f"F1 range over countries: 50.0 [{spread['low']:.1f}, {spread['high']:.1f}]" in markdown
+    assert "95% percentile bootstrap interval (500 resamples" in markdown
+    assert accent_report(records, bootstrap=500, seed=3) == report
+
+
+def test_no_intervals_without_bootstrap():
+    report = accent_report(many_records())
+    assert "intervals" not in report and "f1_low" not in report["by_country"]["US"] and "low" not in report["f1_range"]
+    assert "[" not in markdown_report(report)
