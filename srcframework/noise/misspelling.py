@@ -1,9 +1,13 @@
+import os
 import re
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from allennlp.common.file_utils import cached_path
 
 from srcframework.noise.noise_source import NoiseSource, question_rng
+
+# Wikipedia's list of common misspellings (CC BY-SA), shipped with the package
+DEFAULT_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "misspellings", "wikipedia_common_misspellings.txt")
 
 # A word: letters and digits, with inner apostrophes or hyphens (`didn't`, `Carnegie-Mellon`).
 WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
@@ -64,17 +68,19 @@ class MisspellingNoise(NoiseSource):
 
     # Parameters
 
-    path : `str`
+    path : `str`, optional (default = the shipped Wikipedia list)
         The `wrong->right` list, a path or URL (via `cached_path`), UTF-8, one pair a line;
-        `x->a, b` gives `x` as a misspelling of both `a` and `b`.
+        `x->a, b` gives `x` as a misspelling of both `a` and `b`. Without it, Wikipedia's list of
+        common misspellings (4,279 lines, CC BY-SA) that ships in
+        `srcframework/noise/misspellings/` is used; `describe()` records the path either way.
     word_probability : `float`, optional (default = `1.0`)
         The probability that a word with a known misspelling is misspelled, in [0, 1].
     """
 
-    def __init__(self, path: str, word_probability: float = 1.0) -> None:
+    def __init__(self, path: Optional[str] = None, word_probability: float = 1.0) -> None:
         if not 0.0 <= word_probability <= 1.0:
             raise ValueError(f"misspelling noise: word_probability must be in [0, 1], got {word_probability!r}")
-        self.path = str(path)
+        self.path = DEFAULT_LIST if path is None else str(path)
         self.word_probability = float(word_probability)
         self.misspellings = read_misspellings(self.path)
 

@@ -1,10 +1,12 @@
 import json
+import os
 import re
 from pathlib import Path
 
 import pytest
 from allennlp.common import Params
 
+import srcframework
 import srcframework.noise.misspelling  # noqa: F401  (registers "misspelling")
 from srcframework.noise.misspelling import MisspellingNoise, match_case, read_misspellings
 from srcframework.noise.noise_source import NoiseSource
@@ -114,3 +116,17 @@ def test_wikipedia_list():
     question = "Which government received the most votes?"
     noised = noise.noise([question], seed=0)[0]
     assert noised != question and noised.endswith("?") and len(noised.split()) == len(question.split())
+
+
+def test_the_shipped_wikipedia_list_is_the_default_and_is_recorded():
+    from srcframework.noise.misspelling import DEFAULT_LIST
+
+    noise = NoiseSource.from_params(Params({"type": "misspelling"}))
+    assert noise.path == DEFAULT_LIST and os.path.isfile(DEFAULT_LIST)
+    assert noise.describe() == {"type": "misspelling", "path": DEFAULT_LIST, "word_probability": 1.0}
+    assert os.path.dirname(DEFAULT_LIST).startswith(os.path.dirname(srcframework.__file__))  # ships in the package
+    with open(DEFAULT_LIST, encoding="utf-8") as handle:
+        assert sum(1 for _ in handle) == 4279
+    assert "abandonned" in noise.misspellings["abandoned"]
+    question = "Which government received the most votes?"
+    assert noise.noise([question], seed=0)[0] != question
