@@ -9,7 +9,10 @@ BENCH_SITE := $(VENV)/bench-site
 
 .PHONY: install system-deps demo test bench clean-venv
 
+# srcframework goes into AllenNLP's global plugins file (~/.allennlp/plugins) on every
+# `make install` (idempotent), so its subcommands work in any folder
 install: $(STAMP)
+	@$(PY) scripts/register_allennlp_plugin.py srcframework
 
 PLUGIN_FILES := $(wildcard plugins/srcframework-phonetic/setup.py plugins/srcframework-phonetic/srcframework_phonetic/*.py)
 
