@@ -37,7 +37,7 @@ from srcframework.common.journal import JournalWriter, read_journal
 from srcframework.common.paths import check_output_path
 from srcframework.common.worker_pool import worker_results
 from srcframework.data.errors import DatasetError
-from srcframework.data.squad_file import SquadQuestion, iter_questions, load_squad_json
+from srcframework.data.squad_file import iter_questions, load_squad_json
 from srcframework.data.squad_src_layout import (
     AUDIO_FOLDER_NAME,
     DEFAULT_FILE_PATTERN,
@@ -163,17 +163,6 @@ def _transcribe_batch(job: Tuple[dict, str, List[Tuple[str, str]]]) -> List[dict
     ]
 
 
-def read_questions(squad_path: str, dataset: dict) -> Dict[str, SquadQuestion]:
-    """`{question id: question}` of a SQuAD file; an id used twice is a `DatasetError` naming the
-    file and the id."""
-    questions: Dict[str, SquadQuestion] = {}
-    for question in iter_questions(squad_path, dataset, require_answers=False):
-        if question.qid in questions:
-            raise DatasetError(squad_path, "the question id is used twice", question.qid, reason="duplicate question id")
-        questions[question.qid] = question
-    return questions
-
-
 def wer_report(records: List[dict]) -> dict:
     """WER (%) overall and per country, gender and speaker of records with `reference`,
     `transcript`, `country`, `gender` and `speaker`."""
@@ -235,7 +224,8 @@ def transcribe_folder(
     speakers = speaker_table(src_dir)
     recordings, ignored = find_recordings(src_dir, file_pattern)
     dataset = load_squad_json(squad_path)
-    questions = read_questions(squad_path, dataset)
+    # iter_questions refuses a question id used twice, naming the id and the file
+    questions = {q.qid: q for q in iter_questions(squad_path, dataset, require_answers=False)}
 
     by_qid: Dict[str, Tuple[str, str, str]] = {}  # qid -> (fid, speaker, path)
     not_in_squad = 0
