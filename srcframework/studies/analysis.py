@@ -47,6 +47,7 @@ def add_analysis(results: dict, scores: Dict[Tuple[str, str], PairScores], optio
     resampler = Resampler(options.bootstrap, options.seed, CONFIDENCE)
     sets = {test_set["name"]: test_set for test_set in results["test_sets"]}
     examples = []
+    wer_cache: dict = {}
     for pair in results["pairs"]:
         mine = scores[(pair["model"], pair["set"])]
         pair.update(pair_intervals(mine, resampler))
@@ -61,7 +62,7 @@ def add_analysis(results: dict, scores: Dict[Tuple[str, str], PairScores], optio
             pair["drop_test"] = pair["flips"] = None
         test_set = sets[pair["set"]]
         with_wer = test_set["input"] == "text" and test_set["interface"] != "clean"
-        pair.update(breakdowns(mine, resampler, with_wer))
+        pair.update(breakdowns(mine, resampler, with_wer, wer_cache))
     models = [model["name"] for model in results["models"]]
     results["comparisons"] = model_comparisons(scores, models, list(sets), resampler)
     results["examples"] = examples

@@ -7,12 +7,13 @@
   (`original_question`), by the question's WER bucket;
 - example flips: clean question, noisy question, gold answers and both predictions.
 """
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+import jiwer
 import numpy as np
 
 from srcframework.metrics.statistics import Resampler
-from srcframework.noise.noise_metrics import wer
+from srcframework.noise.noise_metrics import normalize_for_wer
 from srcframework.studies.question_scores import PairScores, shared_ids
 from srcframework.studies.question_types import (
     LENGTH_BUCKETS,
@@ -30,18 +31,44 @@ def clean_question(record: dict) -> str:
     return original if isinstance(original, str) else str(record.get("question") or "")
 
 
-def question_wers(scores: PairScores) -> Optional[Dict[str, float]]:
+WerCache = Dict[Tuple[str, str], Optional[float]]
+
+
+def sentence_wers(pairs: List[Tuple[str, str]], cache: Optional[WerCache] = None) -> List[Optional[float]]:
+    """The WER (%) of each `(clean, noisy)` question pair, as `noise_metrics.wer` of that pair
+    alone (the same normalisation, word edit distance over the clean question's words), in one
+    jiwer call; None where the clean question is empty after normalisation. `cache` keeps the
+    values across calls (the models of a study share each set's questions)."""
+    cache = {} if cache is None else cache
+    todo = [pair for pair in dict.fromkeys(pairs) if pair not in cache]
+    normal: Dict[str, str] = {}
+    for text in {text for pair in todo for text in pair}:
+        normal[text] = normalize_for_wer(text)
+    measurable = [pair for pair in todo if normal[pair[0]]]
+    cache.update({pair: None for pair in todo if not normal[pair[0]]})
+    if measurable:
+        output = jiwer.process_words([normal[o] for o, _ in measurable], [normal[q] for _, q in measurable])
+        for pair, chunks, words in zip(measurable, output.alignments, output.references):
+            errors = sum(
+                (c.hyp_end_idx - c.hyp_start_idx) if c.type == "insert" else (c.ref_end_idx - c.ref_start_idx)
+                for c in chunks
+                if c.type != "equal"
+            )
+            cache[pair] = 100.0 * errors / len(words)
+    return [cache[pair] for pair in pairs]
+
+
+def question_wers(scores: PairScores, cache: Optional[WerCache] = None) -> Optional[Dict[str, float]]:
     """Each question's WER (%) against its clean question, where the records carry one; None
     where none does. A question whose clean text is empty after normalisation has none."""
-    wers: Dict[str, float] = {}
+    ids, pairs = [], []
     for qid in scores.ids:
         record = scores.records[qid]
         question, original = record.get("question"), record.get("original_question")
         if isinstance(question, str) and isinstance(original, str):
-            try:
-                wers[qid] = wer([original], [question])
-            except ValueError:
-                continue
+            ids.append(qid)
+            pairs.append((original, question))
+    wers = {qid: value for qid, value in zip(ids, sentence_wers(pairs, cache)) if value is not None}
     return wers or None
 
 
@@ -64,7 +91,7 @@ def _by_question(scores: PairScores, label: Callable[[dict], str]) -> List[str]:
     return [label(scores.records[qid]) for qid in scores.ids]
 
 
-def breakdowns(scores: PairScores, resampler: Resampler, with_wer: bool) -> dict:
+def breakdowns(scores: PairScores, resampler: Resampler, with_wer: bool, wer_cache: Optional[WerCache] = None) -> dict:
     """
     The pair's scores by question type, length and (with `with_wer`, where the records carry
     their clean questions) WER bucket.
@@ -81,7 +108,7 @@ def breakdowns(scores: PairScores, resampler: Resampler, with_wer: bool) -> dict
         "by_length": _grouped(scores, lengths, [label for label, _ in LENGTH_BUCKETS], resampler),
         "by_wer_bucket": {},
     }
-    wers = question_wers(scores) if with_wer else None
+    wers = question_wers(scores, wer_cache) if with_wer else None
     if wers:
         buckets = [wer_bucket(wers[qid]) if qid in wers else None for qid in scores.ids]
         result["by_wer_bucket"] = _grouped(scores, buckets, [label for label, _ in WER_BUCKETS], resampler)

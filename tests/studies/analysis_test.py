@@ -117,3 +117,22 @@ def test_add_analysis_fills_every_pair_and_the_study():
                                      "right": "exact match 1", "examples": 1}
     with pytest.raises(ValueError, match="--bootstrap must be at least 1"):
         AnalysisOptions(bootstrap=0)
+
+
+def test_sentence_wers_equal_the_corpus_wer_of_each_pair_alone():
+    from srcframework.noise.noise_metrics import wer
+    from srcframework.studies.error_analysis import sentence_wers
+
+    pairs = [(clean, noisy) for clean, noisy in QUESTIONS.values()] + [
+        ("Who built it?", "who built it"), ("Who built it?", "Who who built the it now?"), ("A b c", ""),
+        ("?!", "anything"), ("Who built it?", "who built it"),
+    ]
+    cache = {}
+    found = sentence_wers(pairs, cache)
+    assert found[-2] is None  # nothing left of the clean question to measure against
+    for (clean, noisy), value in zip(pairs, found):
+        if value is not None:
+            assert value == pytest.approx(wer([clean], [noisy])), (clean, noisy)
+    assert found[-1] == found[5] == 0.0 and len(cache) == len(set(pairs))
+    cache[pairs[0]] = -1.0  # a second call reads the cache
+    assert sentence_wers(pairs[:1], cache) == [-1.0]
