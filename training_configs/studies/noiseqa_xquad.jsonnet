@@ -2,6 +2,8 @@
 // on the clean questions, on NoiseQA's synthetic challenge sets and on sets that our own noise
 // sources generate from the clean file (cached under OUT_DIR/sets). Run from the repository root:
 //   allennlp compare training_configs/studies/noiseqa_xquad.jsonnet -o runs/studies/noiseqa_xquad
+// (--bootstrap 1000 --seed 0 --examples 5 are the defaults of the intervals, paired tests and
+// example flips; they are computed from the cached predictions, so changing them reruns no pair.)
 // Variables: BIDAF_ARCHIVE (runs/bidaf_cpu_scale/model.tar.gz), TRANSFORMER_ARCHIVE (empty: left
 // out), STUDY_WITH_ASR ('1' adds our flite -> pocketsphinx ASR set: about 25 minutes of one core
 // for 1,190 questions, once; --workers N splits it), SHARED_DATA (../shared/data).
