@@ -1,6 +1,7 @@
 """`best_span` against the full n x n baseline kept in benchmarks/span_decoding.py, and its memory."""
 import importlib.util
 import json
+import resource
 import subprocess
 import sys
 
@@ -81,9 +82,13 @@ def test_a_200000_character_context_evaluates(tiny_archive, tmp_path):
     data_file = tmp_path / "long.json"
     data_file.write_text(json.dumps(data))
     metrics_file = tmp_path / "metrics.json"
+
+    def limit_memory():  # 4 GiB of data: ample for this, too little for a 6.4 GB score matrix
+        resource.setrlimit(resource.RLIMIT_DATA, (4 << 30, 4 << 30))
+
     done = subprocess.run(
         [sys.executable, "-m", "allennlp", "evaluate", str(tiny_archive), str(data_file), "--output-file", str(metrics_file)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT, capture_output=True, text=True, timeout=600, preexec_fn=limit_memory,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     metrics = json.loads(metrics_file.read_text())
