@@ -20,4 +20,4 @@ __version__ = "0.1.0"
 # which reports it
 from srcframework.plugins.manager import load_plugins  # noqa: E402
 
-load_plugins(strict=not (commands.cli_errors.running_allennlp_cli() and commands.cli_errors.subcommand() == "list-plugins"))
+load_plugins(strict=commands.cli_errors.running_subcommand() != "list-plugins")

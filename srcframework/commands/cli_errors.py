@@ -51,6 +51,11 @@ def subcommand(argv: Optional[list] = None) -> Optional[str]:
     return next((arg for arg in argv[1:] if not arg.startswith("-")), None)
 
 
+def running_subcommand() -> Optional[str]:
+    """The subcommand when this process is the `allennlp` command line, else None."""
+    return subcommand() if running_allennlp_cli() else None
+
+
 def debug_mode() -> bool:
     return os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no")
 
