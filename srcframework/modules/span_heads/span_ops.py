@@ -39,7 +39,9 @@ def best_span(start_logits: torch.Tensor, end_logits: torch.Tensor, max_span_len
     past_end = torch.arange(length, device=scores.device).unsqueeze(1) + torch.arange(
         max_span_length, device=scores.device
     ) >= length
-    scores = scores.masked_fill(past_end, fill)
+    # -inf, not the dtype minimum: two masked logits add up to -inf, and a span past the end must
+    # never beat a real (if masked) one
+    scores = scores.masked_fill(past_end, float("-inf"))
     # row-major (start, offset) order is (start, end) order, so the first maximum is the same one
     flat = scores.view(scores.size(0), -1).argmax(-1)
     starts = flat // max_span_length

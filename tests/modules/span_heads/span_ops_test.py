@@ -93,3 +93,11 @@ def test_a_200000_character_context_evaluates(tiny_archive, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     metrics = json.loads(metrics_file.read_text())
     assert 0.0 <= metrics["f1"] <= 1.0 and metrics["loss"] == metrics["loss"]
+
+
+def test_a_fully_masked_window_decodes_to_a_span_inside_it():
+    """Padding windows are fully masked: their best span must still lie within the window."""
+    fill = torch.finfo(torch.float32).min
+    logits = torch.full((1, 24), fill)
+    start, end = best_span(logits, logits.clone(), 10)[0].tolist()
+    assert 0 <= start <= end < 24
