@@ -1,5 +1,8 @@
+import hashlib
 import inspect
 from typing import List, Optional
+
+from allennlp.common.checks import ConfigurationError
 
 from allennlp.common import Registrable
 
@@ -35,7 +38,11 @@ class AsrNoise(NoiseSource):
     questions in batches.
 
     The engines are deterministic, so the noise is too: `seed` changes nothing and a question's
-    transcript does not depend on the other questions. `ids` are ignored.
+    transcript does not depend on the other questions.
+
+    With several `synthesizers` (e.g. four flite voices), the questions are dealt over them, so
+    that training noise is not one voice's: each question's voice is fixed by a hash of its id
+    (of its text when no `ids` are given), whatever the batching, order or sharding.
 
     When the recogniser hears nothing (or the question has nothing to say, e.g. it is empty),
     the noised question is the empty string: that is the noise a spoken interface really makes,
@@ -46,31 +53,55 @@ class AsrNoise(NoiseSource):
 
     synthesizer : `SpeechSynthesizer`, optional (default = `flite` with voice `kal16`)
     recognizer : `SpeechRecognizer`, optional (default = `pocketsphinx` with its US-English model)
+    synthesizers : `List[SpeechSynthesizer]`, optional
+        Several voices to deal the questions over, instead of one `synthesizer`.
     """
 
     def __init__(
-        self, synthesizer: Optional[SpeechSynthesizer] = None, recognizer: Optional[SpeechRecognizer] = None
+        self,
+        synthesizer: Optional[SpeechSynthesizer] = None,
+        recognizer: Optional[SpeechRecognizer] = None,
+        synthesizers: Optional[List[SpeechSynthesizer]] = None,
     ) -> None:
-        self.synthesizer = synthesizer if synthesizer is not None else FliteSynthesizer(voice="kal16")
+        if synthesizer is not None and synthesizers:
+            raise ConfigurationError("asr noise takes `synthesizer` or `synthesizers`, not both")
+        if synthesizers is not None and len(synthesizers) == 0:
+            raise ConfigurationError("asr noise: `synthesizers` is empty")
+        self.synthesizers = list(synthesizers) if synthesizers else None
+        self.synthesizer = None if synthesizers else (synthesizer if synthesizer is not None else FliteSynthesizer(voice="kal16"))
         self.recognizer = recognizer if recognizer is not None else PocketsphinxRecognizer()
 
+    def voice_for(self, key: str) -> SpeechSynthesizer:
+        """The synthesizer that speaks the question with this id (or text)."""
+        if not self.synthesizers:
+            return self.synthesizer
+        digest = hashlib.sha256(key.encode("utf-8")).digest()
+        return self.synthesizers[int.from_bytes(digest[:8], "big") % len(self.synthesizers)]
+
     def noise(self, questions: List[str], seed: int = 0, ids: List[str] = None) -> List[str]:
+        if ids is not None and len(ids) != len(questions):
+            raise ValueError(f"asr noise got {len(ids)} ids for {len(questions)} questions")
+        keys = list(ids) if ids is not None else list(questions)
         noised: List[str] = []
         for start in range(0, len(questions), CHUNK_SIZE):
-            waveforms = [self.speak(question) for question in questions[start : start + CHUNK_SIZE]]
+            chunk = range(start, min(start + CHUNK_SIZE, len(questions)))
+            waveforms = [self.speak(questions[i], self.voice_for(keys[i])) for i in chunk]
             noised.extend(self.recognizer.transcribe(waveforms, SAMPLE_RATE))
         if len(noised) != len(questions):
             raise RuntimeError(f"the recogniser returned {len(noised)} transcripts for {len(questions)} questions")
         return noised
 
-    def speak(self, question: str):
-        """The question synthesised and resampled to 16 kHz (float32 mono)."""
-        waveform, rate = self.synthesizer.synthesize(question)
+    def speak(self, question: str, synthesizer: Optional[SpeechSynthesizer] = None):
+        """The question synthesised (by `synthesizer`, default the first voice) and resampled to 16 kHz (float32 mono)."""
+        synthesizer = synthesizer or self.voice_for(question)
+        waveform, rate = synthesizer.synthesize(question)
         return resample(waveform, rate, SAMPLE_RATE)
 
     def describe(self) -> dict:
-        return {
-            "type": "asr",
-            "synthesizer": engine_config(self.synthesizer, SpeechSynthesizer),
-            "recognizer": engine_config(self.recognizer, SpeechRecognizer),
-        }
+        config = {"type": "asr"}
+        if self.synthesizers:
+            config["synthesizers"] = [engine_config(engine, SpeechSynthesizer) for engine in self.synthesizers]
+        else:
+            config["synthesizer"] = engine_config(self.synthesizer, SpeechSynthesizer)
+        config["recognizer"] = engine_config(self.recognizer, SpeechRecognizer)
+        return config

@@ -1,12 +1,31 @@
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 import numpy
+from allennlp.common.checks import ConfigurationError
 
 from srcframework.speech.audio import float_to_int16, resample, to_mono_float32
 from srcframework.speech.engines import EngineNotFound, SpeechRecognizer
 
 INSTALL_HINT = "pocketsphinx is not installed: pip install 'pocketsphinx>=5'"
 SAMPLE_RATE = 16000
+
+# Named decoder setups. "default" is PocketSphinx's own three-pass search (tree search, flat
+# lexicon rescoring, best path over the lattice). "fast" keeps only the tree search, scores the 2
+# best Gaussians of each mixture (not 4) and keeps at most 3,000 active HMMs a frame (not
+# 30,000); `benchmarks/pocketsphinx_presets.py` measures
+# every candidate (speed and WER on the same XQuAD questions) and shows why this one was chosen.
+PRESETS: Dict[str, Dict[str, Any]] = {
+    "default": {},
+    "fast": {"fwdflat": False, "bestpath": False, "topn": 2, "maxhmmpf": 3000},
+}
+
+
+def dict_copy(options: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ConfigurationError(f"pocketsphinx options must be a JSON object, got {options!r}")
+    return {str(key): value for key, value in options.items()}
 
 
 @SpeechRecognizer.register("pocketsphinx")
@@ -28,12 +47,30 @@ class PocketsphinxRecognizer(SpeechRecognizer):
         N-gram language model (ARPA or binary). Default: the bundled US-English model.
     dict : `str`, optional
         Pronunciation dictionary. Default: the bundled CMU dictionary.
+    preset : `str`, optional (default = `"default"`)
+        A named decoder setup from `PRESETS`: `"default"` (PocketSphinx's full three-pass search)
+        or `"fast"` (tree search only, 2 Gaussians, at most 3,000 active HMMs a frame; for
+        noising training splits: see README for its speed and WER).
+    options : `Dict[str, Any]`, optional
+        Further PocketSphinx decoder options (e.g. `{"beam": 1e-30, "ds": 3}`); they override the
+        preset's.
     """
 
-    def __init__(self, hmm: Optional[str] = None, lm: Optional[str] = None, dict: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        hmm: Optional[str] = None,
+        lm: Optional[str] = None,
+        dict: Optional[str] = None,
+        preset: str = "default",
+        options: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        if preset not in PRESETS:
+            raise ConfigurationError(f"unknown pocketsphinx preset {preset!r}; known: {', '.join(sorted(PRESETS))}")
         self.hmm = hmm
         self.lm = lm
         self.dict = dict
+        self.preset = preset
+        self.options = dict_copy(options)
         self._decoder = None
         try:
             import pocketsphinx  # noqa: F401
@@ -48,9 +85,15 @@ class PocketsphinxRecognizer(SpeechRecognizer):
         if self._decoder is None:
             from pocketsphinx import Decoder
 
-            options = {key: getattr(self, key) for key in ("hmm", "lm", "dict") if getattr(self, key) is not None}
-            self._decoder = Decoder(samprate=SAMPLE_RATE, cmn="batch", **options)
+            self._decoder = Decoder(samprate=SAMPLE_RATE, cmn="batch", **self.decoder_options())
         return self._decoder
+
+    def decoder_options(self) -> Dict[str, Any]:
+        """The options handed to `pocketsphinx.Decoder`: model paths, then the preset, then `options`."""
+        options = {key: getattr(self, key) for key in ("hmm", "lm", "dict") if getattr(self, key) is not None}
+        options.update(PRESETS[self.preset])
+        options.update(self.options)
+        return options
 
     def transcribe(self, waveforms: List[numpy.ndarray], sample_rate: int) -> List[str]:
         return [self.transcribe_one(waveform, sample_rate) for waveform in waveforms]

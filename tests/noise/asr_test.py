@@ -4,6 +4,7 @@ import shutil
 import jiwer
 import pytest
 from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
 
 import srcframework.noise.asr  # noqa: F401  (registers "asr", "flite", "pocketsphinx")
 from srcframework.noise.asr import AsrNoise
@@ -23,7 +24,7 @@ QUESTIONS = [
 DEFAULT_CONFIG = {
     "type": "asr",
     "synthesizer": {"type": "flite", "voice": "kal16"},
-    "recognizer": {"type": "pocketsphinx", "hmm": None, "lm": None, "dict": None},
+    "recognizer": {"type": "pocketsphinx", "hmm": None, "lm": None, "dict": None, "preset": "default", "options": {}},
 }
 
 
@@ -80,3 +81,27 @@ def test_missing_flite(monkeypatch, tmp_path):
         AsrNoise()
     with pytest.raises(EngineNotFound, match="flite is not installed"):
         NoiseSource.from_params(Params({"type": "asr"}))
+
+
+def test_questions_are_dealt_over_several_voices_by_id():
+    source = NoiseSource.from_params(Params({
+        "type": "asr",
+        "synthesizers": [{"type": "flite", "voice": "kal16"}, {"type": "flite", "voice": "slt"}],
+        "recognizer": {"type": "pocketsphinx", "preset": "fast"},
+    }))
+    ids = [f"id{i}" for i in range(40)]
+    voices = [source.voice_for(qid).voice for qid in ids]
+    assert set(voices) == {"kal16", "slt"} and voices == [source.voice_for(qid).voice for qid in ids]
+    described = source.describe()
+    assert [s["voice"] for s in described["synthesizers"]] == ["kal16", "slt"]
+    assert described["recognizer"]["preset"] == "fast"
+    rebuilt = NoiseSource.from_params(Params(described))
+    assert [rebuilt.voice_for(qid).voice for qid in ids] == voices
+    question = QUESTIONS[0]
+    slt_id = ids[voices.index("slt")]
+    kal_id = ids[voices.index("kal16")]
+    assert source.speak(question, source.voice_for(slt_id)).shape != source.speak(question, source.voice_for(kal_id)).shape
+    transcripts = source.noise([question, question], ids=[slt_id, kal_id])
+    assert all(jiwer.wer("what is the capital of france", t) < 0.6 for t in transcripts)
+    with pytest.raises(ConfigurationError, match="not both"):
+        AsrNoise(synthesizer=source.synthesizers[0], synthesizers=source.synthesizers)

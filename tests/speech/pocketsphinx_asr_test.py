@@ -116,3 +116,25 @@ def test_transcript_does_not_depend_on_earlier_utterances():
     in_sequence = PocketsphinxRecognizer().transcribe(waves, 16000)
     one_by_one = [PocketsphinxRecognizer().transcribe([w], 16000)[0] for w in waves]
     assert in_sequence == one_by_one
+
+
+def test_fast_preset_decodes_a_real_utterance_with_fewer_passes(speech):
+    waveform, rate = speech
+    fast = SpeechRecognizer.from_params(Params({"type": "pocketsphinx", "preset": "fast"}))
+    options = fast.decoder_options()
+    assert options["fwdflat"] is False and options["bestpath"] is False and options["topn"] == 2
+    [transcript] = fast.transcribe([waveform], rate)
+    assert jiwer.wer(QUESTION, transcript) < 0.5
+    assert fast.decoder().get_config()["fwdflat"] is False  # the options reached the decoder
+
+
+def test_options_override_the_preset_and_bad_presets_are_refused():
+    from allennlp.common.checks import ConfigurationError
+
+    recognizer = PocketsphinxRecognizer(preset="fast", options={"topn": 3})
+    assert recognizer.decoder_options()["topn"] == 3
+    assert PocketsphinxRecognizer().decoder_options() == {}
+    with pytest.raises(ConfigurationError, match="unknown pocketsphinx preset 'turbo'"):
+        PocketsphinxRecognizer(preset="turbo")
+    with pytest.raises(ConfigurationError, match="JSON object"):
+        PocketsphinxRecognizer(options=["ds", 2])

@@ -3,6 +3,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from allennlp.common.checks import ConfigurationError
 from allennlp.common.file_utils import cached_path
 from allennlp.data import DatasetReader, Instance
 from allennlp.data.fields import IndexField, MetadataField, TextField
@@ -94,6 +95,14 @@ class SquadReader(DatasetReader):
         a `validation_dataset_reader` without it, so that validation and prediction stay clean.
     noise_seed : `int`, optional (default = `0`)
     noise_batch_size : `int`, optional (default = `64`)
+    noisy_copies : `Dict[str, str]`, optional
+        Training augmentation from pre-generated noisy copies of the training file (name -> a
+        challenge set written by `allennlp noise` on it): in each read (epoch), each question is
+        drawn by its id either clean or as one of its noisy versions, with `noisy_copy_weights`
+        (see the `noisy_copies` noise source). Takes the place of `question_noise`; like it, give
+        it to `dataset_reader` only, so that validation stays clean.
+    noisy_copy_weights : `Dict[str, float]`, optional (default = equal weights)
+        Name -> weight, for `"clean"` and each copy.
     """
 
     def __init__(
@@ -108,9 +117,17 @@ class SquadReader(DatasetReader):
         question_noise: Optional[NoiseSource] = None,
         noise_seed: int = 0,
         noise_batch_size: int = 64,
+        noisy_copies: Optional[Dict[str, str]] = None,
+        noisy_copy_weights: Optional[Dict[str, float]] = None,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
+        if noisy_copies:
+            if question_noise is not None:
+                raise ConfigurationError("give the reader `question_noise` or `noisy_copies`, not both")
+            question_noise = NoiseSource.by_name("noisy_copies")(copies=noisy_copies, weights=noisy_copy_weights)
+        elif noisy_copy_weights:
+            raise ConfigurationError("`noisy_copy_weights` needs `noisy_copies`")
         self._tokenizer = tokenizer or BlankSpacyTokenizer()
         self._token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
         self._question_token_indexers = question_token_indexers or self._token_indexers

@@ -1,0 +1,71 @@
+import math
+from typing import Dict, List, Optional
+
+from allennlp.common.checks import ConfigurationError
+
+from srcframework.noise.natural import read_questions_by_id
+from srcframework.noise.noise_source import NoiseSource, question_rng
+
+CLEAN = "clean"
+
+
+@NoiseSource.register("noisy_copies")
+class NoisyCopies(NoiseSource):
+    """
+    Training augmentation from pre-generated noisy copies of the training file (challenge sets
+    written by `allennlp noise`: ASR, keyboard, misspelling, back-translation...). Each question is
+    drawn, by its id, either clean or as one of its noisy versions, with the given weights. The
+    draw uses `question_rng(seed, id, "noisy_copies")`: it is the same for a given seed whatever
+    the batching, order or sharding, and the reader passes `noise_seed + epoch` as the seed, so
+    each epoch draws afresh. A question that a copy lacks cannot be drawn as that copy; its weight
+    goes to the copies that have it (or to clean).
+
+    # Parameters
+
+    copies : `Dict[str, str]`
+        Name -> SQuAD-format file of noisy questions, matched to the training questions by id.
+        The name `"clean"` is reserved.
+    weights : `Dict[str, float]`, optional (default = equal weights for `"clean"` and every copy)
+        Name -> non-negative weight, for `"clean"` and each copy; names not given get weight 0.
+    """
+
+    def __init__(self, copies: Dict[str, str], weights: Optional[Dict[str, float]] = None) -> None:
+        if not copies:
+            raise ConfigurationError("noisy_copies: `copies` must name at least one noisy copy")
+        if CLEAN in copies:
+            raise ConfigurationError('noisy_copies: "clean" is reserved for the clean question; rename that copy')
+        names = [CLEAN] + sorted(copies)
+        if weights is None:
+            weights = {name: 1.0 for name in names}
+        unknown = sorted(set(weights) - set(names))
+        if unknown:
+            raise ConfigurationError(f"noisy_copies: weights name unknown copies {unknown}; known: {names}")
+        values = {name: float(weights.get(name, 0.0)) for name in names}
+        if any(not math.isfinite(w) or w < 0 for w in values.values()) or sum(values.values()) <= 0:
+            raise ConfigurationError(f"noisy_copies: weights must be finite, non-negative and not all zero, got {weights}")
+        self.copies = {name: str(path) for name, path in copies.items()}
+        self.weights = values
+        self.names = names
+        self.questions = {name: read_questions_by_id(path) for name, path in sorted(self.copies.items())}
+
+    def choose(self, qid: str, seed: int = 0) -> str:
+        """The name of the version (`"clean"` or a copy) that question `qid` takes under `seed`."""
+        names = [name for name in self.names if name == CLEAN or qid in self.questions[name]]
+        weights = [self.weights[name] for name in names]
+        if sum(weights) <= 0:
+            return CLEAN
+        return question_rng(seed, qid, "noisy_copies").choices(names, weights=weights)[0]
+
+    def noise(self, questions: List[str], seed: int = 0, ids: List[str] = None) -> List[str]:
+        if isinstance(questions, str):
+            raise TypeError("noisy_copies: expected a list of questions, got a single string")
+        if ids is None or len(ids) != len(questions):
+            raise ValueError("noisy_copies draws by question id: pass one id per question (ids=[...])")
+        noised = []
+        for qid, question in zip(ids, questions):
+            name = self.choose(str(qid), seed)
+            noised.append(question if name == CLEAN else self.questions[name][str(qid)])
+        return noised
+
+    def describe(self) -> dict:
+        return {"type": "noisy_copies", "copies": dict(self.copies), "weights": dict(self.weights)}
