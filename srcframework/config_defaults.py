@@ -28,13 +28,19 @@ DEFAULTS = {
     "SRC_SQUAD_FILE": "../shared/data/squad/{split}-v1.1.json",
     "SPEECHT5": "microsoft/speecht5_asr",
     "EPOCHS": "30",
+    # noisy copies of the CPU-scale training split (`allennlp noise`, see README "Robust training")
+    "NOISY_TRAIN": "runs/noisy",
     # training on ASR transcripts (files from `allennlp transcribe` or `allennlp noise --noise asr`)
-    "ASR_TRAIN": "runs/asr/train_transcripts.json",
+    "ASR_TRAIN": "runs/noisy/train_asr.json",
     "ASR_DEV": "runs/asr/dev_transcripts.json",
     # comparison studies (training_configs/studies/): archives and sets, relative to the repository
     "BIDAF_ARCHIVE": "runs/bidaf_cpu_scale/model.tar.gz",
     "TRANSFORMER_ARCHIVE": "",
     "STUDY_WITH_ASR": "0",
+    "BIDAF_AUGMENTED_ARCHIVE": "runs/bidaf_cpu_scale_augmented/model.tar.gz",
+    "BIDAF_TRANSCRIPTS_ARCHIVE": "runs/bidaf_cpu_scale_asr_transcripts/model.tar.gz",
+    "TRANSFORMER_AUGMENTED_ARCHIVE": "",
+    "NOISY_XQUAD": "runs/noisy",
     "TEXT_ARCHIVE": "runs/bidaf_cpu_scale/model.tar.gz",
     "E2E_ARCHIVE": "runs/e2e_speecht5/model.tar.gz",
     "SRC_TRANSCRIPTS": "runs/squad_src/transcripts.json",

@@ -1,11 +1,13 @@
-// bidaf_cpu_scale trained and validated on ASR transcripts of the questions:
-//   ASR_TRAIN: a SQuAD JSON whose questions are ASR transcripts of the training questions (made
-//              with `allennlp noise --type asr` or `allennlp transcribe`; XQuAD's ids are still
-//              left out), ASR_DEV: the same for XQuAD-en.
-//   ASR_TRAIN=... ASR_DEV=... allennlp train training_configs/bidaf_cpu_scale_asr_transcripts.jsonnet -s runs/x
+// bidaf_cpu_scale trained on ASR transcripts of its training questions (SQuAD-SRC Table 4, right
+// side) and validated on clean XQuAD-en, so that its validation F1 compares with the clean model's.
+//   ASR_TRAIN (default runs/noisy/train_asr.json): a SQuAD JSON whose questions are ASR
+//   transcripts of the training questions, from `allennlp noise` (README, "Robust training") or
+//   `allennlp transcribe`. XQuAD's ids are still left out. A question the recogniser heard
+//   nothing of (an empty transcript) is skipped and counted.
+//   allennlp train training_configs/bidaf_cpu_scale_asr_transcripts.jsonnet -s runs/bidaf_cpu_scale_asr_transcripts
 local clean = import 'bidaf_cpu_scale.jsonnet';
 
 clean + {
+  dataset_reader+: { skip_invalid: true },
   train_data_path: std.extVar('ASR_TRAIN'),
-  validation_data_path: std.extVar('ASR_DEV'),
 }

@@ -1,12 +1,39 @@
+import logging
 import math
 from typing import Dict, List, Optional
 
 from allennlp.common.checks import ConfigurationError
 
-from srcframework.noise.natural import read_questions_by_id
+from srcframework.data.errors import DatasetError
+from srcframework.data.squad_file import load_squad_json
 from srcframework.noise.noise_source import NoiseSource, question_rng
 
 CLEAN = "clean"
+logger = logging.getLogger(__name__)
+
+
+def read_noisy_questions(path: str) -> Dict[str, str]:
+    """Question id -> noisy question of a challenge set. A question left empty by the noise (an
+    ASR that heard nothing) is not a version of that question that training can use: it is left
+    out, and counted in the log."""
+    questions: Dict[str, str] = {}
+    empty = 0
+    for article in load_squad_json(path)["data"]:
+        for paragraph in article.get("paragraphs", []):
+            for qa in paragraph.get("qas", []):
+                qid, question = str(qa.get("id")), qa.get("question")
+                if not isinstance(question, str):
+                    raise DatasetError(path, "the question is not a string", qid)
+                if qid in questions:
+                    raise DatasetError(path, "the id appears twice", qid)
+                if question.strip():
+                    questions[qid] = question
+                else:
+                    empty += 1
+    if not questions:
+        raise DatasetError(path, "the noisy copy holds no non-empty question")
+    logger.info("%s: %d noisy questions (%d empty ones left out)", path, len(questions), empty)
+    return questions
 
 
 @NoiseSource.register("noisy_copies")
@@ -18,7 +45,7 @@ class NoisyCopies(NoiseSource):
     draw uses `question_rng(seed, id, "noisy_copies")`: it is the same for a given seed whatever
     the batching, order or sharding, and the reader passes `noise_seed + epoch` as the seed, so
     each epoch draws afresh. A question that a copy lacks cannot be drawn as that copy; its weight
-    goes to the copies that have it (or to clean).
+    goes to the copies that have it (or to clean); so does a question the noise left empty.
 
     # Parameters
 
@@ -46,7 +73,7 @@ class NoisyCopies(NoiseSource):
         self.copies = {name: str(path) for name, path in copies.items()}
         self.weights = values
         self.names = names
-        self.questions = {name: read_questions_by_id(path) for name, path in sorted(self.copies.items())}
+        self.questions = {name: read_noisy_questions(path) for name, path in sorted(self.copies.items())}
 
     def choose(self, qid: str, seed: int = 0) -> str:
         """The name of the version (`"clean"` or a copy) that question `qid` takes under `seed`."""

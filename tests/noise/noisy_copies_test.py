@@ -108,3 +108,9 @@ def test_reader_rejects_both_noise_options(files):
         SquadReader(question_noise=NoiseSource.by_name("keyboard")(), noisy_copies={"asr": asr})
     with pytest.raises(ConfigurationError, match="needs `noisy_copies`"):
         SquadReader(noisy_copy_weights={"clean": 1})
+
+
+def test_an_empty_noisy_question_is_never_drawn(tmp_path):
+    copy = squad_file(tmp_path / "asr.json", {"q0": "", "q1": "ASR q1"})
+    source = NoisyCopies({"asr": copy}, weights={"asr": 1})
+    assert source.noise(["clean 0", "clean 1"], ids=["q0", "q1"]) == ["clean 0", "ASR q1"]

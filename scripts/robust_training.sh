@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Robust training at CPU scale, end to end: the training split, its noisy copies, the XQuAD ASR
+# test sets, the three BiDAF models (clean, augmented, ASR transcripts), optionally MiniLM QA
+# augmented (WITH_MINILM=1), and the study. Every step is skipped when its output exists, and the
+# noise steps resume from their journals, so a killed run picks up where it stopped.
+#   bash scripts/robust_training.sh            # from the repository root, after `make install`
+# WORKERS (default 2) sets the noise jobs' worker processes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/.venv/bin:$PATH"
+WORKERS=${WORKERS:-2}
+DATA=${SHARED_DATA:-../shared/data}
+SPLIT=runs/data/squad_dev_minus_xquad.json
+NOISY=runs/noisy
+mkdir -p runs/data "$NOISY" logs
+
+[ -f "$SPLIT" ] || python scripts/make_training_split.py --output "$SPLIT"
+
+# noisy copies of the 9,380 training questions
+ASR_FAST='{"type": "asr", "synthesizers": [{"type": "flite", "voice": "kal16"}, {"type": "flite", "voice": "awb"}, {"type": "flite", "voice": "slt"}], "recognizer": {"type": "pocketsphinx", "preset": "fast"}}'
+[ -f "$NOISY/train_asr.json" ] || allennlp noise "$SPLIT" "$NOISY/train_asr.json" --noise "$ASR_FAST" --workers "$WORKERS"
+for name in keyboard misspelling back_translation; do
+  [ -f "$NOISY/train_$name.json" ] || allennlp noise "$SPLIT" "$NOISY/train_$name.json" --noise "$name" --workers "$WORKERS"
+done
+
+# XQuAD spoken by a training voice (kal16) and by a held-out one (rms), pocketsphinx's default search
+XQUAD="$DATA/xquad/xquad.en.json"
+for voice in kal16 rms; do
+  [ -f "$NOISY/xquad_asr_$voice.json" ] || allennlp noise "$XQUAD" "$NOISY/xquad_asr_$voice.json" --workers "$WORKERS" \
+    --noise "{\"type\": \"asr\", \"synthesizer\": {\"type\": \"flite\", \"voice\": \"$voice\"}, \"recognizer\": {\"type\": \"pocketsphinx\"}}"
+done
+
+train() {  # config, serialization folder
+  [ -f "$2/model.tar.gz" ] || allennlp train "training_configs/$1.jsonnet" -s "$2" -f
+}
+train bidaf_cpu_scale runs/bidaf_cpu_scale
+train bidaf_cpu_scale_augmented runs/bidaf_cpu_scale_augmented
+train bidaf_cpu_scale_asr_transcripts runs/bidaf_cpu_scale_asr_transcripts
+if [ "${WITH_MINILM:-0}" = 1 ]; then
+  train transformer_qa_cpu_scale runs/transformer_qa_cpu_scale
+  train transformer_qa_cpu_scale_augmented runs/transformer_qa_cpu_scale_augmented
+  export TRANSFORMER_ARCHIVE=runs/transformer_qa_cpu_scale/model.tar.gz
+  export TRANSFORMER_AUGMENTED_ARCHIVE=runs/transformer_qa_cpu_scale_augmented/model.tar.gz
+fi
+
+allennlp compare training_configs/studies/robust_training.jsonnet -o runs/studies/robust_training --workers "$WORKERS"

@@ -1,0 +1,55 @@
+"""The robust-training configs and study parse and name what they should."""
+import json
+
+import _jsonnet
+
+from srcframework.config_defaults import DEFAULTS
+from srcframework.studies.study import load_study
+from tests.conftest import FIXTURES, ROOT, shared_file
+
+CONFIGS = ROOT / "training_configs"
+
+
+def evaluate(name: str, **overrides) -> dict:
+    variables = dict(DEFAULTS, **overrides)
+    return json.loads(_jsonnet.evaluate_file(str(CONFIGS / name), ext_vars=variables))
+
+
+def test_robust_training_study_parses_with_every_model_and_set():
+    shared_file("noiseqa/synthetic/xquad-asr-synthetic.json")
+    tiny = str(FIXTURES / "squad_tiny.json")
+    variables = {"BIDAF_ARCHIVE": tiny, "BIDAF_AUGMENTED_ARCHIVE": tiny, "BIDAF_TRANSCRIPTS_ARCHIVE": tiny,
+                 "TRANSFORMER_ARCHIVE": tiny, "TRANSFORMER_AUGMENTED_ARCHIVE": tiny, "NOISY_XQUAD": "runs/noisy"}
+    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=variables, require_files=False)
+    assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_transcripts", "transformer", "transformer_augmented"]
+    assert set(study.test_sets) == {
+        "clean", "noiseqa_asr", "noiseqa_keyboard", "noiseqa_translation",
+        "ours_keyboard", "ours_back_translation", "ours_asr", "spoken_cascade_rms",
+    }
+    assert all(study.reference_of(name) == "clean" for name in study.test_sets if name != "clean")
+    assert study.test_sets["spoken_cascade_rms"].data == "runs/noisy/xquad_asr_rms.json"
+    assert len(study.pairs) == 5 * 8
+    without = dict(variables, TRANSFORMER_ARCHIVE="", TRANSFORMER_AUGMENTED_ARCHIVE="")
+    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=without, require_files=False)
+    assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_transcripts"]
+
+
+def test_augmented_configs_mix_the_four_copies_and_validate_clean():
+    bidaf = evaluate("bidaf_cpu_scale_augmented.jsonnet", NOISY_TRAIN="copies")
+    reader = bidaf["dataset_reader"]
+    assert reader["noisy_copies"] == {name: f"copies/train_{name}.json"
+                                      for name in ("asr", "keyboard", "misspelling", "back_translation")}
+    assert abs(sum(reader["noisy_copy_weights"].values()) - 1.0) < 1e-9
+    assert "noisy_copies" not in bidaf["validation_dataset_reader"]
+    assert bidaf["validation_data_path"].endswith("xquad/xquad.en.json")
+    assert bidaf["data_loader"]["max_instances_in_memory"] > 0  # re-read (fresh draws) each epoch
+    minilm = evaluate("transformer_qa_cpu_scale_augmented.jsonnet", NOISY_TRAIN="copies")
+    assert minilm["dataset_reader"]["noisy_copies"] == reader["noisy_copies"]
+    assert "noisy_copies" not in minilm["validation_dataset_reader"]
+
+
+def test_transcript_config_trains_on_transcripts_and_validates_on_clean_xquad():
+    config = evaluate("bidaf_cpu_scale_asr_transcripts.jsonnet", ASR_TRAIN="t.json")
+    assert config["train_data_path"] == "t.json"
+    assert config["validation_data_path"].endswith("xquad/xquad.en.json")
+    assert config["dataset_reader"]["skip_invalid"] is True

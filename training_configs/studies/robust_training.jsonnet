@@ -1,0 +1,54 @@
+// Robust training (NoiseQA's mitigation; SQuAD-SRC Table 4, right side) on the 1,190 XQuAD-en
+// questions: clean-trained, noise-augmented and ASR-transcript-trained models, each on the clean
+// questions, NoiseQA's three synthetic sets, our keyboard, back-translation and ASR sets of XQuAD,
+// and the spoken XQuAD cascade with a voice that no training noise used. Make the models and the
+// sets first (README, "Robust training": scripts/robust_training.sh), then:
+//   allennlp compare training_configs/studies/robust_training.jsonnet -o runs/studies/robust_training
+// Variables: BIDAF_ARCHIVE, BIDAF_AUGMENTED_ARCHIVE, BIDAF_TRANSCRIPTS_ARCHIVE (defaults under
+// runs/), TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty: left out), NOISY_XQUAD
+// (runs/noisy: the XQuAD ASR sets), SHARED_DATA (../shared/data).
+local data = std.extVar('SHARED_DATA');
+local xquad = data + '/xquad/xquad.en.json';
+local noiseqa = data + '/noiseqa/synthetic/';
+local noisy = std.extVar('NOISY_XQUAD');
+local transformer = std.extVar('TRANSFORMER_ARCHIVE');
+local transformer_augmented = std.extVar('TRANSFORMER_AUGMENTED_ARCHIVE');
+
+// A set of noised questions from a file, paired with the clean ones by id.
+local file_set(file, interface, order) = {
+  data: file,
+  original: xquad,
+  interface: interface,
+  kind: 'synthetic',
+  order: order,
+};
+
+// A set our noise source generates from the clean questions (cached under OUT_DIR/sets).
+local our_set(noise, interface) = {
+  original: xquad,
+  noise: noise,
+  interface: interface,
+  kind: 'synthetic',
+  order: 2,
+};
+
+{
+  models: {
+    bidaf: { archive: std.extVar('BIDAF_ARCHIVE'), batch_size: 40 },
+    bidaf_augmented: { archive: std.extVar('BIDAF_AUGMENTED_ARCHIVE'), batch_size: 40 },
+    bidaf_transcripts: { archive: std.extVar('BIDAF_TRANSCRIPTS_ARCHIVE'), batch_size: 40 },
+  } + (if transformer != '' then { transformer: { archive: transformer, batch_size: 16 } } else {})
+    + (if transformer_augmented != '' then { transformer_augmented: { archive: transformer_augmented, batch_size: 16 } } else {}),
+  test_sets: {
+    clean: { data: xquad, interface: 'clean', kind: 'natural' },
+    noiseqa_asr: file_set(noiseqa + 'xquad-asr-synthetic.json', 'asr', 1),
+    noiseqa_keyboard: file_set(noiseqa + 'xquad-keyboard-synthetic.json', 'keyboard', 1),
+    noiseqa_translation: file_set(noiseqa + 'xquad-translation-synthetic.json', 'translation', 1),
+    ours_keyboard: our_set({ type: 'keyboard' }, 'keyboard'),
+    ours_back_translation: our_set({ type: 'back_translation' }, 'translation'),
+    // flite kal16 (a training voice) -> pocketsphinx with its default search
+    ours_asr: file_set(noisy + '/xquad_asr_kal16.json', 'asr', 2),
+    // the spoken cascade: flite rms, a voice that no training noise used -> pocketsphinx default
+    spoken_cascade_rms: file_set(noisy + '/xquad_asr_rms.json', 'asr', 3),
+  },
+}
