@@ -15,7 +15,9 @@ setup(
     license="Apache-2.0",
     python_requires=">=3.10",
     packages=find_packages(include=["srcframework", "srcframework.*"]),
-    package_data={"srcframework": ["data/default/*.json", "data/default/*.md"]},
+    package_data={
+        "srcframework": ["data/default/*.json", "data/default/*.md", "noise/misspellings/*.txt", "noise/misspellings/*.md"]
+    },
     install_requires=[
         "torch>=2.1",
         "numpy",
