@@ -43,7 +43,7 @@ def cascade(args) -> dict:
     import torch
     from allennlp.predictors import Predictor
 
-    from srcframework.speech.audio import read_wav
+    from srcframework.common.audio import read_wav
     from srcframework.speech.pocketsphinx_asr import PocketsphinxRecognizer
 
     torch.set_num_threads(args.threads)

@@ -14,15 +14,13 @@ text QA model, scored overall and per accent group in one call.
 
 Questions whose transcript is empty, and any the reader skips, are unanswered and score 0.
 The output folder is checked before any work. The outputs of an earlier run are removed at the
-start; the new ones are written once every question is answered, each atomically (temporary file
-in OUT_DIR, then `os.replace`), `metrics.json` last: a run that fails leaves none of them.
+start; the new ones are written once every question is answered, each atomically
+(`srcframework.common.files`), `metrics.json` last.
 """
 import argparse
 import json
 import logging
 import os
-import shutil
-import tempfile
 from typing import List, Optional, Tuple
 
 from allennlp.commands import Subcommand
@@ -40,8 +38,7 @@ from srcframework.speech.transcription_job import transcribe_folder
 logger = logging.getLogger(__name__)
 
 TRANSCRIPTS_NAME = "transcripts.json"
-REPORT_NAMES = ("report.json", "report.md", "f1_by_country.png")
-OUTPUT_NAMES = ("predictions.jsonl", *REPORT_NAMES, "metrics.json")
+OUTPUT_NAMES = ("predictions.jsonl", "report.json", "report.md", "f1_by_country.png", "metrics.json")
 TRANSCRIPT_KEYS = ("id", "fid", "question", "original_question", "answers", "speaker", "country", "gender")
 
 
@@ -115,19 +112,6 @@ def answer_file(
     return answers
 
 
-def write_report_atomic(report: dict, out_dir: str) -> None:
-    """`write_accent_report` into a temporary folder inside `out_dir`, then each file moved into
-    place with `os.replace`."""
-    staging = tempfile.mkdtemp(prefix=".report-", dir=out_dir)
-    try:
-        write_accent_report(report, staging)
-        for name in REPORT_NAMES:
-            os.chmod(os.path.join(staging, name), 0o644)
-            os.replace(os.path.join(staging, name), os.path.join(out_dir, name))
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
 def run_cascade(
     src_dir: str,
     archive_path: str,
@@ -181,7 +165,7 @@ def run_cascade(
                        unanswered, len(records))
     report = accent_report(records)
     write_lines_atomic(os.path.join(out_dir, "predictions.jsonl"), records)
-    write_report_atomic(report, out_dir)
+    write_accent_report(report, out_dir)
     metrics = {
         "src_dir": os.path.abspath(src_dir),
         "archive": os.path.abspath(archive_path),

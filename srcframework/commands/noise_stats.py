@@ -9,7 +9,7 @@ from allennlp.commands import Subcommand
 
 from srcframework.data.errors import DatasetError
 from srcframework.data.squad_file import load_squad_json
-from srcframework.noise.noise_metrics import bleu, cer, wer
+from srcframework.metrics.text_noise import bleu, cer, wer
 
 
 def question_map(path: str, field: str = "question") -> Dict[str, Optional[str]]:

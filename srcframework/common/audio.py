@@ -1,15 +1,16 @@
-"""Waveform helpers shared by the speech engines: float32 mono conversion, resampling, WAV I/O.
+"""Waveform helpers shared by the readers and the speech engines: float32 mono conversion, resampling, WAV I/O.
 
 Audio is read and written with `soundfile` (never `torchaudio.load`); resampling uses
 `torchaudio.functional.resample`.
 """
 import os
-import tempfile
 
 import numpy
 import soundfile
 import torch
 import torchaudio
+
+from srcframework.common.files import atomic_output
 
 
 def to_mono_float32(array) -> numpy.ndarray:
@@ -95,20 +96,11 @@ def float_to_int16(waveform: numpy.ndarray) -> numpy.ndarray:
 
 def write_wav_atomic(path: str, waveform: numpy.ndarray, rate: int) -> None:
     """
-    Writes `waveform` as 16-bit mono WAV at `path`: first to a temporary file in the same folder,
-    then moved over `path` with `os.replace`, so readers never see a half-written file.
+    Writes `waveform` as 16-bit mono WAV at `path` (making its folder) with `atomic_output`, so
+    readers never see a half-written file.
     """
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     samples = float_to_int16(to_mono_float32(waveform))
-    handle, temporary = tempfile.mkstemp(suffix=".wav.tmp", prefix=".", dir=folder)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            soundfile.write(stream, samples, int(rate), subtype="PCM_16", format="WAV")
-        os.chmod(temporary, 0o644)  # mkstemp creates files readable by their owner only
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise
+    with atomic_output(path, "wb") as stream:
+        soundfile.write(stream, samples, int(rate), subtype="PCM_16", format="WAV")

@@ -1,10 +1,13 @@
-"""Atomic file writes: a reader sees either the old file or the complete new one, never a part.
+"""Atomic file writes and file hashes.
+
+A reader of an atomic write sees either the old file or the complete new one, never a part.
 
 Every writer here fills a temporary file in the destination's own folder (so `os.replace` is a
 rename on one file system), fsyncs it, and only then moves it over the destination. If the
 writer fails, the temporary file is removed and the destination is left as it was.
 """
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
@@ -44,6 +47,11 @@ def atomic_output(path: str, mode: str = "w", encoding: str = "utf-8") -> Iterat
         raise
 
 
+def write_bytes_atomic(path: str, payload: bytes) -> None:
+    with atomic_output(path, "wb") as handle:
+        handle.write(payload)
+
+
 def write_text_atomic(path: str, text: str) -> None:
     with atomic_output(path) as handle:
         handle.write(text)
@@ -59,3 +67,17 @@ def write_lines_atomic(path: str, rows: Iterable[dict]) -> None:
     with atomic_output(path) as handle:
         for row in rows:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def file_sha256(path: str) -> str:
+    """The sha256 hex digest of a file's bytes, read a megabyte at a time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def text_sha256(text: str) -> str:
+    """The sha256 hex digest of a string's UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

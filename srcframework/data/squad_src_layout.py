@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from srcframework.common.files import atomic_output
+
 DEFAULT_FILE_PATTERN = r"^(?P<fid>[A-Za-z]+\d+)[_-](?P<speaker>SPK\d{3})\.(?:wav|flac)$"
 SPEAKER_TABLE_NAME = "speakers.tsv"
 AUDIO_FOLDER_NAME = "wavs"
@@ -87,11 +89,9 @@ def read_fid2qid(path: str) -> List[Tuple[str, str]]:
 
 
 def write_fid2qid(path: str, rows: List[Tuple[str, str]]) -> None:
-    temporary = f"{path}.tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
+    with atomic_output(path) as handle:
         for fid, qid in rows:
             handle.write(f"{fid}\t{qid}\n")
-    os.replace(temporary, path)
 
 
 def read_speaker_table(path: str) -> Dict[str, Speaker]:
@@ -114,9 +114,7 @@ def read_speaker_table(path: str) -> Dict[str, Speaker]:
 
 
 def write_speaker_table(path: str, speakers: List[Speaker]) -> None:
-    temporary = f"{path}.tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
+    with atomic_output(path) as handle:
         handle.write("speaker\tcountry\tgender\tvoice\n")
         for speaker in speakers:
             handle.write(f"{speaker.speaker}\t{speaker.country}\t{speaker.gender}\t{speaker.voice}\n")
-    os.replace(temporary, path)

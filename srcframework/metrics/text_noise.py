@@ -62,3 +62,15 @@ def bleu(refs: List[str], hyps: List[str]) -> float:
     """sacrebleu corpus BLEU (0-100) of the hypotheses against the references, lowercased."""
     _pairs(refs, hyps)
     return sacrebleu.corpus_bleu(list(hyps), [list(refs)], lowercase=True).score
+
+
+def question_noise_statistics(refs: List[str], hyps: List[str]) -> dict:
+    """How far noised questions `hyps` are from their clean originals `refs`: the count, how many
+    differ, and CER, WER and BLEU (0-100) as above."""
+    return {
+        "questions": len(refs),
+        "changed": sum(r != h for r, h in zip(refs, hyps)),
+        "cer": cer(refs, hyps),
+        "wer": wer(refs, hyps),
+        "bleu": bleu(refs, hyps),
+    }

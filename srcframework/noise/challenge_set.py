@@ -13,7 +13,6 @@ assembles `OUTPUT`.
 """
 import copy
 import glob
-import hashlib
 import json
 import logging
 import os
@@ -22,6 +21,7 @@ from typing import Dict, List, Optional, Tuple
 from allennlp.common import Params
 from tqdm import tqdm
 
+from srcframework.common.files import file_sha256, text_sha256, write_json_atomic
 from srcframework.common.journal import JournalWriter, read_journal
 from srcframework.common.worker_pool import worker_results
 from srcframework.data.errors import DatasetError
@@ -33,15 +33,7 @@ logger = logging.getLogger(__name__)
 
 def config_key(noise_params: dict, seed: int, input_sha256: str) -> str:
     text = json.dumps({"noise": noise_params, "seed": seed, "input": input_sha256}, sort_keys=True)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-def file_sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return text_sha256(text)[:16]
 
 
 def collect_questions(dataset: dict) -> List[Tuple[str, str]]:
@@ -77,15 +69,6 @@ def _noise_batch(job: Tuple[List[Tuple[str, str]], int]) -> List[Tuple[str, str]
     if len(noised) != len(batch):
         raise RuntimeError(f"noise source returned {len(noised)} questions for {len(batch)}")
     return [(qid, text) for (qid, _), text in zip(batch, noised)]
-
-
-def write_json_atomic(path: str, payload: dict) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(payload, handle, ensure_ascii=False)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 def apply_noise(dataset: dict, noised: Dict[str, str], meta: dict, keep_ids: Optional[set] = None) -> dict:

@@ -21,10 +21,11 @@ from typing import Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
 
+from srcframework.common.files import atomic_output, write_text_atomic
 from srcframework.data.errors import DatasetError
 from srcframework.metrics.squad import exact_match_score, f1_score, metric_max_over_ground_truths
 from srcframework.metrics.statistics import CONFIDENCE, bootstrap_indices, percentile_interval
-from srcframework.noise.noise_metrics import wer
+from srcframework.metrics.text_noise import wer
 
 GROUP_KEYS = ("country", "gender", "speaker")
 PREDICTION_KEYS = ("id", "best_span_str", "answers")
@@ -271,17 +272,18 @@ def plot_f1_by_country(report: dict, path, title: Optional[str] = None) -> Path:
     axes.legend(loc="upper right", fontsize=8)
     figure.tight_layout()
     path = Path(path)
-    figure.savefig(path, format="png")
+    with atomic_output(str(path), "wb") as handle:
+        figure.savefig(handle, format="png")
     return path
 
 
 def write_accent_report(report: dict, out_dir, title: Optional[str] = None) -> List[Path]:
     """Write `report.json`, `report.md` and `f1_by_country.png` into `out_dir` (created if
-    needed) and return their paths in that order."""
+    needed), each atomically, and return their paths in that order."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path = out_dir / "report.json", out_dir / "report.md"
-    json_path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    md_path.write_text(markdown_report(report, title), encoding="utf-8")
+    write_text_atomic(str(json_path), json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    write_text_atomic(str(md_path), markdown_report(report, title))
     png_path = plot_f1_by_country(report, out_dir / "f1_by_country.png", title)
     return [json_path, md_path, png_path]

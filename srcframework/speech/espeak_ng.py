@@ -6,7 +6,7 @@ from typing import Tuple
 
 import numpy
 
-from srcframework.speech.audio import read_wav
+from srcframework.common.audio import read_wav
 from srcframework.speech.engines import EngineNotFound, SpeechSynthesizer
 
 INSTALL_HINT = "espeak-ng is not installed: apt-get update && apt-get install -y espeak-ng"

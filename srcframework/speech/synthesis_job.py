@@ -18,7 +18,6 @@ name the `squad_src` reader and `transcribe` look for first. Temporary files tha
 leaves in `wavs/` are removed by the next run (so do not run two jobs on one folder at the same time).
 """
 import glob
-import hashlib
 import json
 import logging
 import os
@@ -31,6 +30,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import soundfile
 from tqdm import tqdm
 
+from srcframework.common.audio import resample, write_wav_atomic
+from srcframework.common.files import text_sha256, write_json_atomic
 from srcframework.common.worker_pool import worker_results
 from srcframework.data.squad_file import iter_questions, load_squad_json
 from srcframework.data.squad_src_layout import (
@@ -43,8 +44,6 @@ from srcframework.data.squad_src_layout import (
     write_fid2qid,
     write_speaker_table,
 )
-from srcframework.noise.challenge_set import write_json_atomic
-from srcframework.speech.audio import resample, write_wav_atomic
 from srcframework.speech.voices import Voice, parse_voices
 
 logger = logging.getLogger(__name__)
@@ -186,7 +185,7 @@ def synthesize_questions(
         "seed": seed,
         "limit": limit,
         "sample_rate": SAMPLE_RATE,
-        "questions": hashlib.sha256(json.dumps([(q.qid, q.question) for q in questions]).encode("utf-8")).hexdigest(),
+        "questions": text_sha256(json.dumps([(q.qid, q.question) for q in questions])),
     }
     manifest_path = os.path.join(out_dir, manifest_name(split))
     if os.path.exists(manifest_path):

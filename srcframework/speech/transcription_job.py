@@ -16,12 +16,11 @@ The work is journaled like `srcframework.noise.challenge_set`: each finished bat
 what the journal lacks, the output is written atomically and the journal removed at the end. An
 output already written for the same recognizer, split and recordings is reused as it is.
 
-WER (`OUTPUT.wer.json`) is `srcframework.noise.noise_metrics.wer`: corpus-level jiwer WER in %,
+WER (`OUTPUT.wer.json`) is `srcframework.metrics.text_noise.wer`: corpus-level jiwer WER in %,
 after lowercasing, deleting punctuation (`Tesla's` -> `teslas`) and collapsing whitespace, over
 all questions, per country, per gender and per speaker.
 """
 import copy
-import hashlib
 import importlib
 import json
 import logging
@@ -33,6 +32,7 @@ from typing import Dict, List, Optional, Tuple
 from allennlp.common import Params
 from tqdm import tqdm
 
+from srcframework.common.files import text_sha256, write_json_atomic
 from srcframework.common.journal import JournalWriter, read_journal
 from srcframework.common.paths import check_output_path
 from srcframework.common.worker_pool import worker_results
@@ -49,9 +49,8 @@ from srcframework.data.squad_src_layout import (
     read_fid2qid,
     read_speaker_table,
 )
-from srcframework.noise.challenge_set import write_json_atomic
-from srcframework.noise.noise_metrics import wer
-from srcframework.speech.audio import read_valid_wav
+from srcframework.metrics.text_noise import wer
+from srcframework.common.audio import read_valid_wav
 from srcframework.speech.engines import SpeechRecognizer
 
 logger = logging.getLogger(__name__)
@@ -109,7 +108,7 @@ def speaker_table(src_dir: str) -> Dict[str, Speaker]:
 
 def job_key(recognizer: dict, split: str, items: List[Tuple[str, str, str]]) -> str:
     text = json.dumps({"recognizer": recognizer, "split": split, "items": items}, sort_keys=True)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return text_sha256(text)[:16]
 
 
 _WORKER_RECOGNIZER: Optional[SpeechRecognizer] = None

@@ -4,7 +4,7 @@ from typing import List, Optional
 import numpy
 import torch
 
-from srcframework.speech.audio import resample, to_mono_float32
+from srcframework.common.audio import resample, to_mono_float32
 from srcframework.speech.engines import SpeechRecognizer
 
 

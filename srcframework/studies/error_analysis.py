@@ -13,7 +13,7 @@ import jiwer
 import numpy as np
 
 from srcframework.metrics.statistics import Resampler
-from srcframework.noise.noise_metrics import normalize_for_wer
+from srcframework.metrics.text_noise import normalize_for_wer
 from srcframework.studies.question_scores import PairScores, shared_ids
 from srcframework.studies.question_types import (
     LENGTH_BUCKETS,

@@ -35,8 +35,9 @@ from typing import Any, Dict, List, Optional, Tuple
 from filelock import FileLock
 from tqdm import tqdm
 
-from srcframework.noise.challenge_set import config_key, file_sha256, make_challenge_set, write_json_atomic
-from srcframework.noise.noise_metrics import bleu, cer
+from srcframework.common.files import file_sha256, text_sha256, write_bytes_atomic, write_json_atomic, write_text_atomic
+from srcframework.noise.challenge_set import config_key, make_challenge_set
+from srcframework.metrics.text_noise import bleu, cer
 from srcframework.studies.analysis import AnalysisOptions, add_analysis
 from srcframework.studies.question_scores import PairScores, load_pair_scores
 from srcframework.studies.study import Study, StudyError, TestSetSpec
@@ -126,7 +127,7 @@ def pair_key(study: Study, model: str, test_set: str, out_dir: str, fingerprints
         "dataset_reader_files": reader_files,
         "original": fingerprints(spec.original) if spec.original else None,
     }
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+    return text_sha256(json.dumps(payload, sort_keys=True))
 
 
 def read_scores(pair_dir: str) -> Optional[dict]:
@@ -198,7 +199,7 @@ def to_record(output: dict, where: str) -> dict:
 
 def question_noise(records: List[dict]) -> Optional[dict]:
     """CER, WER, BLEU (%) of the records' questions against their originals, where both are text."""
-    from srcframework.noise.noise_metrics import wer
+    from srcframework.metrics.text_noise import wer
 
     pairs = [
         (r["original_question"], r["question"])
@@ -218,25 +219,6 @@ def question_noise(records: List[dict]) -> Optional[dict]:
         }
     except ValueError:  # every original is empty after normalisation
         return None
-
-
-def write_bytes_atomic(path: str, payload: bytes) -> None:
-    """Write `payload` to a temporary file in the same folder, then rename it over `path`: a
-    reader sees the old file or the new one, never part of one."""
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
-def write_text_atomic(path: str, text: str) -> None:
-    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def evaluate_pair(job: dict) -> dict:

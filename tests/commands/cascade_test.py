@@ -8,7 +8,7 @@ from allennlp.predictors import Predictor
 
 from srcframework.commands.cascade import Cascade, run
 from srcframework.metrics.squad import exact_match_score, f1_score, metric_max_over_ground_truths
-from srcframework.speech.audio import write_wav_atomic
+from srcframework.common.audio import write_wav_atomic
 from srcframework.speech.synthesis_job import synthesize_questions
 from tests.conftest import FIXTURES
 

@@ -5,7 +5,7 @@ import pytest
 import soundfile
 import torch
 
-from srcframework.speech.audio import float_to_int16, read_wav, resample, to_mono_float32, write_wav_atomic
+from srcframework.common.audio import float_to_int16, read_wav, resample, to_mono_float32, write_wav_atomic
 
 
 def sine(frequency, rate, seconds=1.0):
@@ -115,7 +115,7 @@ def test_read_valid_wav_refuses_nan_and_infinite_samples(tmp_path):
     import numpy
     import soundfile
 
-    from srcframework.speech.audio import read_valid_wav
+    from srcframework.common.audio import read_valid_wav
 
     samples = numpy.zeros(1600, dtype=numpy.float32)
     samples[10], samples[20] = numpy.nan, numpy.inf

@@ -33,3 +33,15 @@ def test_bytes_mode(tmp_path):
     with atomic_output(str(tmp_path / "b.bin"), "wb") as handle:
         handle.write(b"\x00\x01")
     assert (tmp_path / "b.bin").read_bytes() == b"\x00\x01"
+
+
+def test_file_sha256_hashes_the_bytes_and_text_sha256_the_utf8(tmp_path):
+    import hashlib
+
+    from srcframework.common.files import file_sha256, text_sha256, write_bytes_atomic
+
+    payload = "é\n".encode("utf-8") * 300000  # more than one read block
+    write_bytes_atomic(str(tmp_path / "a.bin"), payload)
+    assert file_sha256(str(tmp_path / "a.bin")) == hashlib.sha256(payload).hexdigest()
+    assert text_sha256("é\n" * 300000) == hashlib.sha256(payload).hexdigest()
+    assert os.listdir(tmp_path) == ["a.bin"]

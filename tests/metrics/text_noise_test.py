@@ -1,7 +1,7 @@
 import pytest
 import sacrebleu
 
-from srcframework.noise.noise_metrics import bleu, cer, normalize_for_wer, wer
+from srcframework.metrics.text_noise import bleu, cer, normalize_for_wer, wer
 
 
 def test_normalize_for_wer():

@@ -78,7 +78,7 @@ def spoken_questions(request, tmp_path_factory):
     import shutil
 
     from srcframework.data.squad_src_layout import wav_name, write_fid2qid, write_speaker_table, Speaker
-    from srcframework.speech.audio import write_wav_atomic
+    from srcframework.common.audio import write_wav_atomic
     from srcframework.speech.flite import FliteSynthesizer
     from tests.tiny_models import tiny_checkpoint
 

@@ -110,7 +110,7 @@ def test_from_params_and_describe():
 def test_calibrated_against_noiseqa_keyboard_set():
     """NoiseQA's synthetic keyboard set has 23.2 WER; ours must be within 5 points."""
     from srcframework.data.squad_file import load_squad_json
-    from srcframework.noise.noise_metrics import wer
+    from srcframework.metrics.text_noise import wer
 
     clean_file = shared_file("xquad/xquad.en.json")
     clean = {

@@ -6,7 +6,7 @@ import numpy
 import pytest
 from allennlp.common import Params
 
-from srcframework.speech.audio import resample
+from srcframework.common.audio import resample
 from srcframework.speech.engines import SpeechRecognizer
 from srcframework.speech.pocketsphinx_asr import PocketsphinxRecognizer
 

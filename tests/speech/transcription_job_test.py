@@ -6,8 +6,8 @@ import numpy
 import pytest
 
 from srcframework.data.squad_src_layout import write_fid2qid
-from srcframework.noise.noise_metrics import wer
-from srcframework.speech.audio import read_wav, write_wav_atomic
+from srcframework.metrics.text_noise import wer
+from srcframework.common.audio import read_wav, write_wav_atomic
 from srcframework.speech.pocketsphinx_asr import PocketsphinxRecognizer
 from srcframework.speech.synthesis_job import synthesize_questions
 from srcframework.speech.transcription_job import parse_recognizer, transcribe_folder

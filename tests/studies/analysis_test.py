@@ -120,7 +120,7 @@ def test_add_analysis_fills_every_pair_and_the_study():
 
 
 def test_sentence_wers_equal_the_corpus_wer_of_each_pair_alone():
-    from srcframework.noise.noise_metrics import wer
+    from srcframework.metrics.text_noise import wer
     from srcframework.studies.error_analysis import sentence_wers
 
     pairs = [(clean, noisy) for clean, noisy in QUESTIONS.values()] + [

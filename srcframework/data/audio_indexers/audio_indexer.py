@@ -4,7 +4,7 @@ from typing import Optional, Union
 import numpy
 from allennlp.common import Registrable
 
-from srcframework.speech.audio import read_wav, resample, to_mono_float32
+from srcframework.common.audio import read_wav, resample, to_mono_float32
 
 OVERFLOW_CHOICES = ("truncate", "skip", "error")
 
@@ -32,7 +32,7 @@ class AudioIndexer(Registrable):
 @AudioIndexer.register("waveform")
 class WaveformIndexer(AudioIndexer):
     """
-    Reads audio with soundfile (`srcframework.speech.audio.read_wav`), averages stereo to mono,
+    Reads audio with soundfile (`srcframework.common.audio.read_wav`), averages stereo to mono,
     resamples to `target_sample_rate` (torchaudio.functional), caps the length and, with
     `normalize`, scales each utterance to zero mean and unit variance (what the wav2vec2 and
     SpeechT5 feature extractors do with `do_normalize=True`). The cap is applied before the

@@ -4,7 +4,7 @@ import soundfile
 from allennlp.common import Params
 
 from srcframework.data.audio_indexers.audio_indexer import AudioIndexer, AudioTooLong, WaveformIndexer
-from srcframework.speech.audio import read_wav, write_wav_atomic
+from srcframework.common.audio import read_wav, write_wav_atomic
 from srcframework.speech.flite import FliteSynthesizer
 
 QUESTION = "When was the harbour of Velmont dredged?"

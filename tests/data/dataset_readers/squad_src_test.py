@@ -16,7 +16,7 @@ from srcframework.data.dataset_readers.squad_src import SquadSrcReader, find_rec
 from srcframework.data.errors import DatasetError
 from srcframework.data.fields.audio_field import AudioField, padding_fraction
 from srcframework.data.squad_src_layout import Speaker, wav_name, write_fid2qid, write_speaker_table
-from srcframework.speech.audio import write_wav_atomic
+from srcframework.common.audio import write_wav_atomic
 from srcframework.speech.flite import FliteSynthesizer
 from tests.conftest import FIXTURES, shared_file
 
