@@ -1,12 +1,13 @@
-"""Noise-source throughput on the 1,190 XQuAD-en questions, and the ASR source's real-time factor
-and its scaling from 1 to 2 worker processes.
+"""Noise-source throughput on the 1,190 XQuAD-en questions, and the ASR source's real-time factor,
+WER and scaling from 1 to 2 worker processes with pocketsphinx's default search (the baseline)
+and with the `fast` preset, on the same questions.
 
     .venv/bin/python benchmarks/noise_throughput.py [--asr-questions 100]
 
 Prints questions/s for keyboard, misspelling, back_translation (apertium eng-spa-eng) and asr
-(flite kal16 -> pocketsphinx); for asr, the seconds of audio made and the real-time factor of
-synthesis and of recognition (processing seconds per audio second), and `allennlp noise` with
---workers 2 against the baseline --workers 1 on the same questions.
+(flite kal16 -> pocketsphinx); for asr, the seconds of audio made, the real-time factor of
+synthesis and of recognition (processing seconds per audio second) and the WER of each setup,
+and `allennlp noise` questions/s with --workers 1 and 2 for each setup.
 """
 import argparse
 import json
@@ -44,7 +45,9 @@ def main() -> None:
 
     import srcframework  # noqa: F401
     from srcframework.noise.challenge_set import make_challenge_set
+    from srcframework.noise.noise_metrics import wer
     from srcframework.noise.noise_source import NoiseSource
+    from srcframework.speech.engines import SpeechRecognizer
 
     questions = xquad_questions()
     figures = {"questions": len(questions)}
@@ -60,21 +63,30 @@ def main() -> None:
         print(f"| {name} | {len(questions)} | {figures[name]:.1f} |", flush=True)
 
     subset = questions[: args.asr_questions]
-    asr = NoiseSource.from_params(Params({"type": "asr"}))
+    setups = {"default": {"type": "pocketsphinx"}, "fast": {"type": "pocketsphinx", "preset": "fast"}}
+    speaker = NoiseSource.from_params(Params({"type": "asr"}))
     start = time.perf_counter()
-    waves = [asr.speak(q) for q in subset]
+    waves = [speaker.speak(q) for q in subset]
     tts_seconds = time.perf_counter() - start
     audio_seconds = sum(len(w) for w in waves) / 16000
-    start = time.perf_counter()
-    asr.recognizer.transcribe(waves, 16000)
-    asr_seconds = time.perf_counter() - start
-    figures["asr"] = len(subset) / (tts_seconds + asr_seconds)
     figures["asr_audio_seconds"] = audio_seconds
     figures["tts_rtf"] = tts_seconds / audio_seconds
-    figures["asr_rtf"] = asr_seconds / audio_seconds
-    print(f"| asr (flite kal16 + pocketsphinx) | {len(subset)} | {figures['asr']:.2f} |")
-    print(f"\nasr: {audio_seconds:.0f} s of audio; real-time factor: synthesis {figures['tts_rtf']:.3f}, "
-          f"recognition {figures['asr_rtf']:.3f}")
+    print(f"\nasr on {len(subset)} questions (flite kal16, {audio_seconds:.0f} s of audio; synthesis real-time factor "
+          f"{figures['tts_rtf']:.3f}); baseline: the default pocketsphinx search")
+    print("| recogniser | real-time factor | WER % | questions/s (TTS + ASR, 1 process) |\n|---|---:|---:|---:|")
+    for name, config in setups.items():
+        recognizer = SpeechRecognizer.from_params(Params(dict(config)))
+        recognizer.transcribe(waves[:1], 16000)  # load the models before timing
+        start = time.perf_counter()
+        hyps = recognizer.transcribe(waves, 16000)
+        asr_seconds = time.perf_counter() - start
+        figures[f"asr_{name}_rtf"] = asr_seconds / audio_seconds
+        figures[f"asr_{name}_wer"] = wer(subset, hyps)
+        figures[f"asr_{name}"] = len(subset) / (tts_seconds + asr_seconds)
+        print(f"| pocketsphinx {name} | {figures[f'asr_{name}_rtf']:.3f} | {figures[f'asr_{name}_wer']:.1f} | "
+              f"{figures[f'asr_{name}']:.2f} |", flush=True)
+    print(f"fast / default: {figures['asr_default_rtf'] / figures['asr_fast_rtf']:.2f}x faster, "
+          f"WER {figures['asr_fast_wer'] - figures['asr_default_wer']:+.1f} points")
 
     with tempfile.TemporaryDirectory() as tmp:
         subset_file = Path(tmp) / "subset.json"
@@ -88,16 +100,22 @@ def main() -> None:
                     kept.append({"title": article.get("title", ""), "paragraphs": [dict(paragraph, qas=qas)]})
         subset_file.write_text(json.dumps({"version": "1.1", "data": kept}))
         timing = {}
-        for workers in (1, 2):
-            start = time.perf_counter()
-            make_challenge_set(str(subset_file), str(Path(tmp) / f"asr{workers}.json"), {"type": "asr"},
-                               workers=workers, batch_size=8, progress=False)
-            timing[workers] = count / (time.perf_counter() - start)
-        same = (Path(tmp) / "asr1.json").read_bytes() == (Path(tmp) / "asr2.json").read_bytes()
-    figures["asr_workers_1"], figures["asr_workers_2"] = timing[1], timing[2]
-    print(f"\n`allennlp noise --type asr` on {count} questions (baseline: --workers 1)")
-    print(f"| workers | questions/s |\n|---|---:|\n| 1 (baseline) | {timing[1]:.2f} |\n| 2 | {timing[2]:.2f} |")
-    print(f"speed-up 2 workers / 1 worker: {timing[2] / timing[1]:.2f}; identical output: {same}")
+        for name in ("default", "fast"):
+            for workers in (1, 2):
+                noise = {"type": "asr", "recognizer": setups[name]}
+                start = time.perf_counter()
+                make_challenge_set(str(subset_file), str(Path(tmp) / f"asr_{name}{workers}.json"), noise,
+                                   workers=workers, batch_size=8, progress=False)
+                timing[name, workers] = count / (time.perf_counter() - start)
+            same = (Path(tmp) / f"asr_{name}1.json").read_bytes() == (Path(tmp) / f"asr_{name}2.json").read_bytes()
+            figures[f"asr_{name}_identical_1_2"] = same
+    print(f"\n`allennlp noise` (asr, flite kal16) on {count} questions (baseline: default search, --workers 1)")
+    print("| recogniser | workers | questions/s | ratio to baseline |\n|---|---:|---:|---:|")
+    for (name, workers), value in timing.items():
+        figures[f"asr_{name}_workers_{workers}"] = value
+        print(f"| {name} | {workers} | {value:.2f} | {value / timing['default', 1]:.2f}x |")
+    print(f"9,380 training questions with the fast setup and 2 workers: about "
+          f"{9380 / timing['fast', 2] / 60:.0f} minutes")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1))
 
