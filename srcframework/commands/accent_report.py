@@ -5,13 +5,8 @@ from typing import List
 
 from allennlp.commands import Subcommand
 
-from srcframework.reports.accent import (
-    GROUP_KEYS,
-    accent_report,
-    markdown_report,
-    records_from_predictions,
-    write_accent_report,
-)
+from srcframework.metrics.records import GROUP_KEYS, records_from_predictions
+from srcframework.reports.accent import accent_report, markdown_report, write_accent_report
 
 
 def parse_group_keys(text: str) -> List[str]:

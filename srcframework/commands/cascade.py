@@ -32,6 +32,7 @@ from srcframework.commands.transcribe import add_transcription_arguments
 from srcframework.common.files import write_json_atomic, write_lines_atomic
 from srcframework.common.paths import check_output_path
 from srcframework.data.errors import DatasetError
+from srcframework.metrics.records import GROUP_KEYS, prediction_record
 from srcframework.reports.accent import accent_report, write_accent_report
 from srcframework.speech.transcription_job import transcribe_folder
 
@@ -150,15 +151,15 @@ def run_cascade(
     predicted = answer_file(archive_path, transcripts_path, cuda_device, predict_batch_size, progress) if readable else {}
     records = []
     for qa in questions:
-        records.append({
-            "id": qa["id"],
-            "fid": qa["fid"],
-            "prediction": predicted.get(qa["id"]),
-            "answers": [answer["text"] for answer in qa["answers"]],
-            "groups": {key: qa[key] for key in ("speaker", "country", "gender")},
-            "question": qa["question"],
-            "original_question": qa["original_question"],
-        })
+        records.append(prediction_record(
+            qa["id"],
+            predicted.get(qa["id"]),
+            [answer["text"] for answer in qa["answers"]],
+            {key: qa[key] for key in GROUP_KEYS},
+            qa["question"],
+            qa["original_question"],
+            fid=qa["fid"],
+        ))
     unanswered = sum(record["prediction"] is None for record in records)
     if unanswered:
         logger.warning("%d of %d questions have no answer (empty transcript or skipped by the reader); they score 0",

@@ -9,7 +9,7 @@ from allennlp.commands import Subcommand
 
 from srcframework.data.errors import DatasetError
 from srcframework.data.squad_file import load_squad_json
-from srcframework.metrics.text_noise import bleu, cer, wer
+from srcframework.metrics.text_noise import question_noise_statistics
 
 
 def question_map(path: str, field: str = "question") -> Dict[str, Optional[str]]:
@@ -39,14 +39,7 @@ def set_statistics(path: str, original: Optional[str] = None) -> dict:
     ids = sorted(noised)
     refs: List[str] = [clean[i] for i in ids]
     hyps: List[str] = [noised[i] for i in ids]
-    return {
-        "set": Path(path).name,
-        "questions": len(ids),
-        "changed": sum(r != h for r, h in zip(refs, hyps)),
-        "cer": cer(refs, hyps),
-        "wer": wer(refs, hyps),
-        "bleu": bleu(refs, hyps),
-    }
+    return {"set": Path(path).name, **question_noise_statistics(refs, hyps)}
 
 
 def markdown_table(rows: List[dict]) -> str:

@@ -6,24 +6,10 @@ from allennlp.models import Model
 from allennlp.nn import InitializerApplicator, RegularizerApplicator
 from allennlp.training.metrics import BooleanAccuracy, CategoricalAccuracy
 
+from srcframework.metrics.records import question_groups
 from srcframework.metrics.squad_em_f1 import SquadEmAndF1
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.modules.span_heads.span_head import SpanHead
-
-
-GROUP_KEYS = ("speaker", "country", "gender")
-
-
-def question_groups(meta: Dict[str, Any]) -> Dict[str, str]:
-    """The speaker/country/gender of a question, from its metadata or the metadata's `extra`
-    (fields a SQuAD file carries beside the question); only the keys that are present."""
-    extra = meta.get("extra") or {}
-    groups = {}
-    for key in GROUP_KEYS:
-        value = meta.get(key, extra.get(key))
-        if value is not None:
-            groups[key] = str(value)
-    return groups
 
 
 @Model.register("span_qa")

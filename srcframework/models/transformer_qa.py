@@ -6,8 +6,8 @@ from allennlp.models import Model
 from allennlp.modules.token_embedders import PretrainedTransformerEmbedder
 from allennlp.nn import InitializerApplicator
 
+from srcframework.metrics.records import question_groups
 from srcframework.metrics.squad_em_f1 import SquadEmAndF1
-from srcframework.models.span_qa import question_groups
 from srcframework.modules.span_heads.span_ops import best_span, mask_logits
 
 

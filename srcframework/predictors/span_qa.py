@@ -11,6 +11,7 @@ from allennlp.models import Model
 from allennlp.predictors import Predictor
 
 from srcframework.common.files import write_json_atomic
+from srcframework.metrics.records import prediction_line
 from srcframework.common.paths import check_output_path
 
 logger = logging.getLogger(__name__)
@@ -125,15 +126,7 @@ class SpanQAPredictor(Predictor):
         self._official[qid] = answer
 
     def dump_line(self, outputs: JsonDict) -> str:
-        line = {
-            "id": outputs.get("id"),
-            "best_span_str": outputs.get("best_span_str"),
-            "best_span": outputs.get("best_span"),
-            "answers": outputs.get("answers"),
-            "groups": outputs.get("groups"),
-            "question": outputs.get("question"),
-            "original_question": outputs.get("original_question"),
-        }
+        line = prediction_line(outputs)
         if self._official is not None and line["id"] is not None:
             self._add_official(str(line["id"]), line["best_span_str"])
         line = {key: sanitize(value) for key, value in line.items() if value is not None}

@@ -1,10 +1,8 @@
 """Accent-aware scores of spoken-question QA (SQuAD-SRC): SQuAD v1.1 EM/F1 overall and per
 country, gender and speaker, and the F1 range (best country's F1 minus the worst's).
 
-A record is a dict with `id`, `prediction` (the answer string, or `None` for no answer, which
-scores 0), `answers` (the gold strings), `groups` (e.g. `{"speaker": "SPK009", "country": "US",
-"gender": "F"}`; keys may be missing) and, optionally, `question` and `original_question`. Where
-both are strings the corpus WER (%) of the questions against their originals is reported too, over
+The records are prediction records (`srcframework.metrics.records`; group keys may be missing,
+`question` and `original_question` are optional). Where both are strings the corpus WER (%) of the questions against their originals is reported too, over
 the records of each group that have them. The same id may occur in several records (one question
 read by several speakers); every record counts once. A record without a value for a group key is
 left out of that key's groups but counts in the overall scores.
@@ -22,13 +20,11 @@ from typing import Dict, Iterable, List, Optional, Sequence
 import numpy as np
 
 from srcframework.common.files import atomic_output, write_text_atomic
-from srcframework.data.errors import DatasetError
+from srcframework.metrics.records import GROUP_KEYS, question_pairs
 from srcframework.metrics.squad import exact_match_score, f1_score, metric_max_over_ground_truths
 from srcframework.metrics.statistics import CONFIDENCE, bootstrap_indices, percentile_interval
 from srcframework.metrics.text_noise import wer
 
-GROUP_KEYS = ("country", "gender", "speaker")
-PREDICTION_KEYS = ("id", "best_span_str", "answers")
 
 
 def _check_record(index: int, record: dict) -> None:
@@ -50,16 +46,12 @@ def _check_record(index: int, record: dict) -> None:
 def _scores(records: List[dict]) -> dict:
     """EM, F1 (0-100) and count of some records, and their corpus WER where they have questions."""
     em = f1 = 0.0
-    refs, hyps = [], []
     for record in records:
         prediction = record["prediction"]
         if prediction is not None:
             em += metric_max_over_ground_truths(exact_match_score, prediction, record["answers"])
             f1 += metric_max_over_ground_truths(f1_score, prediction, record["answers"])
-        question, original = record.get("question"), record.get("original_question")
-        if isinstance(question, str) and isinstance(original, str):
-            refs.append(original)
-            hyps.append(question)
+    refs, hyps = question_pairs(records)
     count = len(records)
     scores = {"em": 100.0 * em / count, "f1": 100.0 * f1 / count, "count": count}
     if refs:
@@ -143,56 +135,6 @@ def accent_report(
     if bootstrap:
         add_intervals(report, records, bootstrap, seed)
     return report
-
-
-def _optional_text(value) -> Optional[str]:
-    """A question text, or None. AllenNLP's `sanitize` writes a missing value as the string "None"."""
-    return value if isinstance(value, str) and value != "None" else None
-
-
-def records_from_predictions(path) -> List[dict]:
-    """Records from the JSON lines `allennlp predict --predictor span_qa` writes (`id`,
-    `best_span_str`, `answers`, `groups`, `question`, `original_question`). A malformed line, or
-    one without `id`, `best_span_str` or `answers`, is a `DatasetError` naming the file and line.
-    A `question` or `original_question` of null or "None" counts as absent."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as err:
-        raise DatasetError(path, f"cannot read predictions: {err}") from None
-    records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise DatasetError(path, f"line {number}: not JSON ({err.msg})") from None
-        if not isinstance(row, dict):
-            raise DatasetError(path, f"line {number}: expected a JSON object, got {type(row).__name__}")
-        missing = [key for key in PREDICTION_KEYS if key not in row]
-        if missing:
-            raise DatasetError(path, f"line {number}: missing key(s) {missing}; is this span_qa predict output?")
-        answers, groups = row["answers"], row.get("groups") or {}
-        if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
-            raise DatasetError(path, f"line {number}: answers must be a non-empty list of strings", row["id"])
-        if row["best_span_str"] is not None and not isinstance(row["best_span_str"], str):
-            raise DatasetError(path, f"line {number}: best_span_str is not a string", row["id"])
-        if not isinstance(groups, dict):
-            raise DatasetError(path, f"line {number}: groups must be an object", row["id"])
-        records.append(
-            {
-                "id": row["id"],
-                "prediction": row["best_span_str"],
-                "answers": answers,
-                "groups": groups,
-                "question": _optional_text(row.get("question")),
-                "original_question": _optional_text(row.get("original_question")),
-            }
-        )
-    if not records:
-        raise DatasetError(path, "no predictions in the file")
-    return records
 
 
 def _f1_cell(scores: dict) -> str:

@@ -2,12 +2,12 @@
 (`pairs/<model>__<set>/predictions.jsonl`): the material of the study's intervals, paired tests
 and error analysis. Questions are kept in the order of their ids, so that two pairs over the
 same questions line up."""
-import json
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from srcframework.metrics.records import read_records
 from srcframework.metrics.squad import exact_match_score, f1_score, metric_max_over_ground_truths
 from srcframework.studies.study import StudyError
 
@@ -49,11 +49,6 @@ def question_scores(record: dict) -> Tuple[float, float]:
     answers = record["answers"]
     em = metric_max_over_ground_truths(exact_match_score, prediction, answers)
     return 100.0 * float(em), 100.0 * metric_max_over_ground_truths(f1_score, prediction, answers)
-
-
-def read_records(path: str) -> List[dict]:
-    with open(path, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 def pair_scores(records: List[dict], model: str, test_set: str, data: str) -> PairScores:

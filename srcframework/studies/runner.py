@@ -36,8 +36,8 @@ from filelock import FileLock
 from tqdm import tqdm
 
 from srcframework.common.files import file_sha256, text_sha256, write_bytes_atomic, write_json_atomic, write_text_atomic
+from srcframework.metrics.records import GROUP_KEYS, missing_output_keys, question_noise, record_from_output
 from srcframework.noise.challenge_set import config_key, make_challenge_set
-from srcframework.metrics.text_noise import bleu, cer
 from srcframework.studies.analysis import AnalysisOptions, add_analysis
 from srcframework.studies.question_scores import PairScores, load_pair_scores
 from srcframework.studies.study import Study, StudyError, TestSetSpec
@@ -179,48 +179,6 @@ def question_map(path: str) -> Dict[str, str]:
     return {qa["id"]: qa["question"] for a in dataset["data"] for p in a["paragraphs"] for qa in p["qas"]}
 
 
-def to_record(output: dict, where: str) -> dict:
-    missing = [key for key in ("id", "best_span_str", "answers") if key not in output]
-    if missing:
-        raise StudyError(f"{where}: the model's outputs lack {missing}; compare needs span_qa-style outputs")
-
-    def plain(value):
-        return value.tolist() if hasattr(value, "tolist") else value
-
-    return {
-        "id": plain(output["id"]),
-        "prediction": plain(output["best_span_str"]),
-        "answers": list(plain(output["answers"]) or []),
-        "groups": dict(output.get("groups") or {}),
-        "question": plain(output.get("question")),
-        "original_question": plain(output.get("original_question")),
-    }
-
-
-def question_noise(records: List[dict]) -> Optional[dict]:
-    """CER, WER, BLEU (%) of the records' questions against their originals, where both are text."""
-    from srcframework.metrics.text_noise import wer
-
-    pairs = [
-        (r["original_question"], r["question"])
-        for r in records
-        if isinstance(r.get("question"), str) and isinstance(r.get("original_question"), str)
-    ]
-    if not pairs:
-        return None
-    refs, hyps = [p[0] for p in pairs], [p[1] for p in pairs]
-    try:
-        return {
-            "questions": len(pairs),
-            "changed": sum(r != h for r, h in pairs),
-            "cer": cer(refs, hyps),
-            "wer": wer(refs, hyps),
-            "bleu": bleu(refs, hyps),
-        }
-    except ValueError:  # every original is empty after normalisation
-        return None
-
-
 def evaluate_pair(job: dict) -> dict:
     """Predict one test set with one model and write the pair's predictions and scores. `job`
     holds plain values (it crosses into worker processes): model, set, archive, data, original,
@@ -248,7 +206,11 @@ def evaluate_pair(job: dict) -> dict:
     bar = tqdm(total=len(instances), desc=pair_name(job["model"], job["set"]), unit="q", disable=not job["progress"])
     for start in range(0, len(instances), size):
         outputs = model.forward_on_instances(instances[start : start + size])
-        records.extend(to_record(output, where) for output in outputs)
+        for output in outputs:
+            missing = missing_output_keys(output)
+            if missing:
+                raise StudyError(f"{where}: the model's outputs lack {missing}; compare needs span_qa-style outputs")
+            records.append(record_from_output(output))
         bar.update(len(outputs))
     bar.close()
     if job["original"] is not None:
@@ -482,8 +444,6 @@ def _run_jobs(jobs: List[dict], workers: int, progress: bool) -> None:
 # ---------------------------------------------------------------------------------------------
 # assembling the results
 
-
-GROUP_KEYS = ("country", "gender", "speaker")
 
 
 def _scores_only(groups: Dict[str, dict]) -> Dict[str, dict]:

@@ -4,7 +4,8 @@ import matplotlib.image
 import pytest
 
 from srcframework.data.errors import DatasetError
-from srcframework.reports.accent import accent_report, markdown_report, records_from_predictions, write_accent_report
+from srcframework.metrics.records import records_from_predictions
+from srcframework.reports.accent import accent_report, markdown_report, write_accent_report
 
 
 def record(qid, prediction, answers, question=None, original=None, **groups):
