@@ -37,9 +37,10 @@ from tqdm import tqdm
 
 from srcframework.common.files import file_sha256, text_sha256, write_bytes_atomic, write_json_atomic, write_text_atomic
 from srcframework.metrics.records import GROUP_KEYS, missing_output_keys, question_noise, record_from_output
-from srcframework.noise.challenge_set import config_key, make_challenge_set
+from srcframework.jobs.challenge_set import config_key, make_challenge_set
 from srcframework.studies.analysis import AnalysisOptions, add_analysis
 from srcframework.studies.question_scores import PairScores, load_pair_scores
+from srcframework.studies.robustness import robustness
 from srcframework.studies.study import Study, StudyError, TestSetSpec
 
 logger = logging.getLogger(__name__)
@@ -529,11 +530,12 @@ def collect_results(
             }
         )
     models = [
-        {"name": name, "archive": spec.archive, "input": spec.input}
+        {"name": name, "archive": spec.archive, "input": spec.input, "twin": spec.twin}
         for name, spec in study.models.items()
         if any(model == name for model, _ in study.pairs)
     ]
     results = {"study": os.path.basename(study.path), "models": models, "test_sets": test_sets, "pairs": pairs}
+    results["robustness"] = robustness(results)
     data = {test_set["name"]: test_set["data"] for test_set in test_sets}
     question_scores: Dict[Tuple[str, str], PairScores] = {
         (model, test_set): load_pair_scores(

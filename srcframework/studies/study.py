@@ -39,7 +39,7 @@ INPUTS = ("text", "audio")
 KINDS = ("synthetic", "natural")
 CLEAN = "clean"
 STUDY_KEYS = {"models", "test_sets", "pairs"}
-MODEL_KEYS = {"archive", "config", "serialization_dir", "input", "cuda_device", "batch_size", "order"}
+MODEL_KEYS = {"archive", "config", "serialization_dir", "input", "cuda_device", "batch_size", "order", "twin"}
 SET_KEYS = {
     "data", "interface", "kind", "original", "dataset_reader", "noise", "seed", "input", "reference",
     "wer_from", "order",
@@ -71,6 +71,10 @@ class ModelSpec:
     batch_size : `int`, optional (default = `32`)
     order : `int`, optional (default = `0`)
         Tables list models by (`order`, name).
+    twin : `str`, optional
+        Another model of the study: the same model trained on clean questions. The `robustness`
+        table then gives this model's mean F1 drop over the noisy sets against the twin's, and
+        the change in clean F1.
     """
 
     name: str
@@ -81,6 +85,7 @@ class ModelSpec:
     cuda_device: int = -1
     batch_size: int = 32
     order: int = 0
+    twin: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -232,7 +237,14 @@ def _model(check: _Checker, name: str, value: Any, require_files: bool) -> Model
         cuda_device=check.integer(value.get("cuda_device", -1), f"{key}.cuda_device", minimum=-1),
         batch_size=check.integer(value.get("batch_size", 32), f"{key}.batch_size", minimum=1),
         order=check.integer(value.get("order", 0), f"{key}.order"),
+        twin=check.string(value.get("twin"), f"{key}.twin", optional=True),
     )
+
+
+def _check_twins(check: _Checker, models: Dict[str, ModelSpec]) -> None:
+    for name, model in models.items():
+        if model.twin is not None and (model.twin == name or model.twin not in models):
+            check.fail(f"models.{name}.twin", f"must name another model of the study, got {model.twin!r}")
 
 
 def _test_set(check: _Checker, name: str, value: Any, require_files: bool) -> TestSetSpec:
@@ -341,6 +353,7 @@ def study_from_dict(raw: Any, path: str = "<study>", require_files: bool = True)
     models = [_model(check, name, value, require_files) for name, value in raw["models"].items()]
     sets = [_test_set(check, name, value, require_files) for name, value in raw["test_sets"].items()]
     models_by_name = {m.name: m for m in sorted(models, key=lambda m: (m.order, m.name))}
+    _check_twins(check, models_by_name)
     sets_by_name = {s.name: s for s in sorted(sets, key=lambda s: (s.order, not s.is_clean, s.name))}
     sets_by_name = _resolve_references(check, sets_by_name)
     pairs = _pairs(check, raw.get("pairs"), models_by_name, sets_by_name)

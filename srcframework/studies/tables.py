@@ -5,6 +5,8 @@ The tables, each written only when the study has rows for it:
 
 - `em_f1`: EM and F1 per test set and model, and the F1 drop from the model's clean set
   (NoiseQA, Ravichander et al. 2021, Table 4);
+- `robustness`: each model that names a clean-trained `twin`: mean drop against the twin's,
+  its relative reduction, and the change in clean F1;
 - `f1_by_country`: F1 per country of the speaker with the F1 range, best country minus worst
   (SQuAD-SRC, Tang et al. 2023, Table 3), and `f1_by_gender`;
 - `question_noise`: CER, WER and BLEU of each set's questions against the clean ones;
@@ -151,6 +153,20 @@ def _test_cells(comparison: dict) -> List[Any]:
     return cells
 
 
+def robustness_table(results: dict) -> Table:
+    rows = [
+        [r["model"], r["twin"], len(r["noisy_sets"]), r["mean_drop"], r["twin_mean_drop"], r["drop_reduction"],
+         r["clean_f1_change"]]
+        for r in results.get("robustness", [])
+    ]
+    header = ["Model", "Clean-trained twin", "Noisy sets", "Mean ΔF1", "Twin mean ΔF1", "Drop reduction %",
+              "Clean F1 change"]
+    notes = ["Mean ΔF1: F1 on the clean set minus F1 on a noisy set, averaged over the noisy sets both models "
+             "ran on. Drop reduction: 100 x (twin's mean drop - model's) / twin's. Clean F1 change: the model's "
+             "clean F1 minus the twin's (its interval and p-value are in the model-against-model table)."]
+    return Table("robustness", "Robust training against the clean-trained twin", header, rows, 2, None, notes)
+
+
 def drop_tests_table(results: dict) -> Table:
     rows = [
         [pair["model"], pair["set"], pair["reference"]] + _test_cells(pair["drop_test"])
@@ -233,6 +249,7 @@ def results_tables(results: dict) -> List[Table]:
     """Every table that has rows, in the order the reports show them."""
     tables = [
         em_f1_table(results),
+        robustness_table(results),
         drop_tests_table(results),
         model_comparisons_table(results),
         _groups_table(results, "country", "f1_by_country", "F1 by country", with_range=True),

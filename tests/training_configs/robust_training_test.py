@@ -29,6 +29,7 @@ def test_robust_training_study_parses_with_every_model_and_set():
     assert all(study.reference_of(name) == "clean" for name in study.test_sets if name != "clean")
     assert study.test_sets["spoken_cascade_rms"].data == "runs/noisy/xquad_asr_rms.json"
     assert len(study.pairs) == 5 * 8
+    assert study.models["bidaf_augmented"].twin == "bidaf" and study.models["transformer_augmented"].twin == "transformer"
     without = dict(variables, TRANSFORMER_ARCHIVE="", TRANSFORMER_AUGMENTED_ARCHIVE="")
     study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=without, require_files=False)
     assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_transcripts"]

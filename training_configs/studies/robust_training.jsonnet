@@ -6,7 +6,8 @@
 //   allennlp compare training_configs/studies/robust_training.jsonnet -o runs/studies/robust_training
 // Variables: BIDAF_ARCHIVE, BIDAF_AUGMENTED_ARCHIVE, BIDAF_TRANSCRIPTS_ARCHIVE (defaults under
 // runs/), TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty: left out), NOISY_XQUAD
-// (runs/noisy: the XQuAD ASR sets), SHARED_DATA (../shared/data).
+// (runs/noisy: the XQuAD ASR sets), SHARED_DATA (../shared/data). Each robust model names its
+// clean-trained `twin`, so results.md has the `robustness` table (mean drop against the twin's).
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
 local noiseqa = data + '/noiseqa/synthetic/';
@@ -35,10 +36,13 @@ local our_set(noise, interface) = {
 {
   models: {
     bidaf: { archive: std.extVar('BIDAF_ARCHIVE'), batch_size: 40 },
-    bidaf_augmented: { archive: std.extVar('BIDAF_AUGMENTED_ARCHIVE'), batch_size: 40 },
-    bidaf_transcripts: { archive: std.extVar('BIDAF_TRANSCRIPTS_ARCHIVE'), batch_size: 40 },
+    bidaf_augmented: { archive: std.extVar('BIDAF_AUGMENTED_ARCHIVE'), batch_size: 40, twin: 'bidaf' },
+    bidaf_transcripts: { archive: std.extVar('BIDAF_TRANSCRIPTS_ARCHIVE'), batch_size: 40, twin: 'bidaf' },
   } + (if transformer != '' then { transformer: { archive: transformer, batch_size: 16 } } else {})
-    + (if transformer_augmented != '' then { transformer_augmented: { archive: transformer_augmented, batch_size: 16 } } else {}),
+    + (if transformer_augmented != '' then {
+         transformer_augmented: { archive: transformer_augmented, batch_size: 16 }
+                                + (if transformer != '' then { twin: 'transformer' } else {}),
+       } else {}),
   test_sets: {
     clean: { data: xquad, interface: 'clean', kind: 'natural' },
     noiseqa_asr: file_set(noiseqa + 'xquad-asr-synthetic.json', 'asr', 1),
