@@ -83,7 +83,7 @@ def e2e_reader():
 def make_audio_set(questions: int, folder: Path, workers: int) -> tuple:
     """The fid2qid file of the spoken test set in `folder`, made or completed now, and the
     synthesis summary."""
-    from srcframework.speech.synthesis_job import synthesize_questions
+    from srcframework.jobs.synthesis import synthesize_questions
 
     summary = synthesize_questions(str(XQUAD), str(folder), voices=VOICES, split="dev", workers=workers, limit=questions)
     return folder / "fid2qid_dev.csv", summary

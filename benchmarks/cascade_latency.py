@@ -31,7 +31,7 @@ def summary(seconds):
 def spoken_questions(src: str, count: int):
     from srcframework.data.squad_file import iter_questions
     from srcframework.data.squad_src_layout import read_fid2qid
-    from srcframework.speech.transcription_job import find_recordings
+    from srcframework.jobs.transcription import find_recordings
 
     recordings, _ = find_recordings(src)
     questions = {q.qid: q for q in iter_questions(os.path.join(src, "squad.json"), require_answers=False)}

@@ -7,7 +7,7 @@ from allennlp.commands import Subcommand
 from allennlp.common.checks import ConfigurationError
 
 from srcframework.common.paths import check_output_path
-from srcframework.noise.challenge_set import make_challenge_set
+from srcframework.jobs.challenge_set import make_challenge_set
 
 logger = logging.getLogger(__name__)
 

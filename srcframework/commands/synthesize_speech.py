@@ -5,7 +5,7 @@ import logging
 
 from allennlp.commands import Subcommand
 
-from srcframework.speech.synthesis_job import synthesize_questions
+from srcframework.jobs.synthesis import synthesize_questions
 from srcframework.speech.voices import DEFAULT_VOICES, VOICES
 
 logger = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ import logging
 
 from allennlp.commands import Subcommand
 
-from srcframework.speech.transcription_job import transcribe_folder
+from srcframework.jobs.transcription import transcribe_folder
 
 logger = logging.getLogger(__name__)
 

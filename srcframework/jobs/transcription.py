@@ -11,7 +11,7 @@ Questions whose transcript is empty cannot be read as SQuAD questions; they are 
 `transcription.empty_transcripts` of the output instead of `data` (and count as all-deleted in
 the WER).
 
-The work is journaled like `srcframework.noise.challenge_set`: each finished batch of
+The work is journaled like `srcframework.jobs.challenge_set`: each finished batch of
 `(fid, transcript)` is appended to `OUTPUT.journal.jsonl` and fsynced, a rerun transcribes only
 what the journal lacks, the output is written atomically and the journal removed at the end. An
 output already written for the same recognizer, split and recordings is reused as it is.

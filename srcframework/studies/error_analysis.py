@@ -35,7 +35,7 @@ WerCache = Dict[Tuple[str, str], Optional[float]]
 
 
 def sentence_wers(pairs: List[Tuple[str, str]], cache: Optional[WerCache] = None) -> List[Optional[float]]:
-    """The WER (%) of each `(clean, noisy)` question pair, as `noise_metrics.wer` of that pair
+    """The WER (%) of each `(clean, noisy)` question pair, as `text_noise.wer` of that pair
     alone (the same normalisation, word edit distance over the clean question's words), in one
     jiwer call; None where the clean question is empty after normalisation. `cache` keeps the
     values across calls (the models of a study share each set's questions)."""

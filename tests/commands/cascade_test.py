@@ -9,7 +9,7 @@ from allennlp.predictors import Predictor
 from srcframework.commands.cascade import Cascade, run
 from srcframework.metrics.squad import exact_match_score, f1_score, metric_max_over_ground_truths
 from srcframework.common.audio import write_wav_atomic
-from srcframework.speech.synthesis_job import synthesize_questions
+from srcframework.jobs.synthesis import synthesize_questions
 from tests.conftest import FIXTURES
 
 TINY = str(FIXTURES / "squad_tiny.json")
@@ -88,7 +88,7 @@ def test_missing_archive_is_a_clear_error(tmp_path):
 @pytest.fixture(scope="module")
 def transcribed(tmp_path_factory):
     """Two tiny-fixture questions read by flite and an `allennlp transcribe` output of them."""
-    from srcframework.speech.transcription_job import transcribe_folder
+    from srcframework.jobs.transcription import transcribe_folder
 
     root = tmp_path_factory.mktemp("transcribed")
     src = root / "src"

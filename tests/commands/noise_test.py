@@ -12,7 +12,7 @@ from allennlp.common.checks import ConfigurationError
 import srcframework.noise.keyboard  # noqa: F401
 from srcframework.commands.noise import parse_noise, parse_shard, run
 from srcframework.data.errors import DatasetError
-from srcframework.noise.challenge_set import make_challenge_set
+from srcframework.jobs.challenge_set import make_challenge_set
 from tests.conftest import FIXTURES, ROOT
 
 DEFAULT_TRAIN = ROOT / "srcframework" / "data" / "default" / "train.json"

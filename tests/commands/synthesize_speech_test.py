@@ -8,7 +8,7 @@ import time
 
 from srcframework.commands.synthesize_speech import SynthesizeSpeech, run
 from srcframework.data.squad_src_layout import read_fid2qid
-from srcframework.speech.synthesis_job import synthesize_questions
+from srcframework.jobs.synthesis import synthesize_questions
 from tests.conftest import FIXTURES, ROOT
 
 DEFAULT_DEV = ROOT / "srcframework" / "data" / "default" / "dev.json"

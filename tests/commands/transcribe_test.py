@@ -4,7 +4,7 @@ import json
 import pytest
 
 from srcframework.commands.transcribe import Transcribe, run
-from srcframework.speech.synthesis_job import synthesize_questions
+from srcframework.jobs.synthesis import synthesize_questions
 from tests.conftest import FIXTURES
 
 TINY = str(FIXTURES / "squad_tiny.json")

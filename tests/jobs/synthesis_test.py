@@ -7,7 +7,7 @@ import soundfile
 
 from srcframework.data.squad_src_layout import parse_wav_name, read_fid2qid, read_speaker_table
 from srcframework.common.audio import float_to_int16, resample
-from srcframework.speech.synthesis_job import assign_speakers, synthesize_questions
+from srcframework.jobs.synthesis import assign_speakers, synthesize_questions
 from srcframework.speech.voices import get_voice, parse_voices
 from tests.conftest import FIXTURES
 

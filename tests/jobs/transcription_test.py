@@ -9,8 +9,8 @@ from srcframework.data.squad_src_layout import write_fid2qid
 from srcframework.metrics.text_noise import wer
 from srcframework.common.audio import read_wav, write_wav_atomic
 from srcframework.speech.pocketsphinx_asr import PocketsphinxRecognizer
-from srcframework.speech.synthesis_job import synthesize_questions
-from srcframework.speech.transcription_job import parse_recognizer, transcribe_folder
+from srcframework.jobs.synthesis import synthesize_questions
+from srcframework.jobs.transcription import parse_recognizer, transcribe_folder
 from tests.conftest import FIXTURES
 from tests.speech.wav2vec2_ctc_test import model_dir  # noqa: F401  (a tiny saved wav2vec2 model)
 

@@ -10,7 +10,7 @@ from srcframework.commands.noise_stats import set_statistics
 from srcframework.data.squad_file import load_squad_json
 from srcframework.data.squad_src_layout import SQUAD_SRC_SPEAKERS
 from srcframework.metrics.squad import evaluate
-from srcframework.noise.challenge_set import make_challenge_set
+from srcframework.jobs.challenge_set import make_challenge_set
 from srcframework.studies import runner
 from srcframework.studies.runner import path_fingerprint, referenced_paths, run_study
 from srcframework.studies.study import StudyError, load_study, study_from_dict

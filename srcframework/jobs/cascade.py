@@ -1,0 +1,184 @@
+"""The cascade job behind `allennlp cascade`: spoken questions -> ASR -> a trained text QA model,
+scored overall and per accent group in one call.
+
+1. The recordings of the SQuAD-SRC-layout folder SRC_DIR are transcribed into
+   `OUT_DIR/transcripts.json` (`srcframework.jobs.transcription`: journaled and resumable; a
+   rerun with the same recognizer reuses the file). With `--transcripts FILE` an existing
+   `allennlp transcribe` output of SRC_DIR is used instead and nothing is transcribed.
+2. That file is read with the archive's validation dataset reader and answered in batches
+   (`Model.forward_on_instances`).
+3. `OUT_DIR/predictions.jsonl` gets one line per question (id, fid, prediction, answers, groups,
+   question = transcript, original_question); `OUT_DIR/metrics.json` the SQuAD v1.1 EM/F1 overall
+   and per country, gender and speaker with the WER of each group, and the transcription summary;
+   `report.json`, `report.md` and `f1_by_country.png` come from `srcframework.reports.accent`.
+
+Questions whose transcript is empty, and any the reader skips, are unanswered and score 0.
+The output folder is checked before any work. The outputs of an earlier run are removed at the
+start; the new ones are written once every question is answered, each atomically
+(`srcframework.common.files`), `metrics.json` last.
+"""
+import json
+import logging
+import os
+from typing import List, Optional, Tuple
+
+from allennlp.models.archival import load_archive
+from more_itertools import chunked
+from tqdm import tqdm
+
+from srcframework.common.files import write_json_atomic, write_lines_atomic
+from srcframework.common.paths import check_output_path
+from srcframework.data.errors import DatasetError
+from srcframework.jobs.transcription import transcribe_folder
+from srcframework.metrics.records import GROUP_KEYS, prediction_record
+from srcframework.reports.accent import accent_report, write_accent_report
+
+logger = logging.getLogger(__name__)
+
+TRANSCRIPTS_NAME = "transcripts.json"
+OUTPUT_NAMES = ("predictions.jsonl", "report.json", "report.md", "f1_by_country.png", "metrics.json")
+TRANSCRIPT_KEYS = ("id", "fid", "question", "original_question", "answers", "speaker", "country", "gender")
+
+
+def transcript_questions(path: str) -> Tuple[List[dict], dict]:
+    """`(questions, transcription metadata)` of a transcript file written by `transcribe_folder`:
+    every question, those with an empty transcript included, in file order (those last). A file
+    that is no `transcribe` output, a question without the keys the cascade needs, or a question
+    id used twice is a `DatasetError` naming the file (and the id)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            dataset = json.load(handle)
+    except FileNotFoundError:
+        raise DatasetError(path, "transcript file not found") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise DatasetError(path, f"not a JSON transcript file ({error})") from None
+    meta = dataset.get("transcription") if isinstance(dataset, dict) else None
+    if not isinstance(meta, dict) or not isinstance(dataset.get("data"), list):
+        raise DatasetError(path, 'not an `allennlp transcribe` output (no "transcription" section or "data" list)')
+    qas = [qa for article in dataset["data"] for paragraph in article["paragraphs"] for qa in paragraph["qas"]]
+    qas += list(meta.get("empty_transcripts", []))
+    seen = set()
+    for qa in qas:
+        missing = [key for key in TRANSCRIPT_KEYS if key not in qa]
+        if missing:
+            raise DatasetError(path, f"the question lacks {missing}; is this an `allennlp transcribe` output?", qa.get("id"))
+        if qa["id"] in seen:
+            raise DatasetError(path, "the question id is used twice", qa["id"], reason="duplicate question id")
+        seen.add(qa["id"])
+    return qas, meta
+
+
+def reuse_transcripts(path: str, src_dir: str) -> dict:
+    """The transcription summary of an existing `transcribe` output of `src_dir`; a file made
+    from another folder is an error."""
+    questions, meta = transcript_questions(path)
+    source = meta.get("source")
+    if source is not None and os.path.realpath(source) != os.path.realpath(src_dir):
+        raise DatasetError(path, f"these are transcripts of {source}, not of {os.path.abspath(src_dir)}")
+    empty = len(meta.get("empty_transcripts", []))
+    return {
+        "transcripts_file": os.path.abspath(path),
+        "questions": len(questions),
+        "transcribed_now": 0,
+        "reused": len(questions),
+        "empty_transcripts": empty,
+        "invalid_audio": len(meta.get("invalid_audio", [])),
+    }
+
+
+def answer_file(
+    archive_path: str, data_path: str, cuda_device: int = -1, batch_size: int = 32, progress: bool = True
+) -> dict:
+    """`{question id: predicted answer}` of a trained model on a SQuAD-format file read with the
+    archive's validation dataset reader."""
+    archive = load_archive(archive_path, cuda_device=cuda_device)
+    model = archive.model
+    model.eval()
+    instances = list(archive.validation_dataset_reader.read(data_path))
+    answers = {}
+    bar = tqdm(total=len(instances), desc="answering", unit="q", disable=not progress)
+    for batch in chunked(instances, batch_size):
+        for output in model.forward_on_instances(batch):
+            if "id" not in output or "best_span_str" not in output:
+                raise ValueError(
+                    f"{archive_path}: the model's outputs lack id or best_span_str (keys {sorted(output)}); "
+                    "the cascade needs an extractive QA model such as span_qa"
+                )
+            answers[output["id"]] = output["best_span_str"]
+        bar.update(len(batch))
+    bar.close()
+    return answers
+
+
+def run_cascade(
+    src_dir: str,
+    archive_path: str,
+    out_dir: str,
+    recognizer="pocketsphinx",
+    split: str = "dev",
+    squad_path: Optional[str] = None,
+    workers: int = 1,
+    batch_size: int = 8,
+    cuda_device: int = -1,
+    predict_batch_size: int = 32,
+    progress: bool = True,
+    skip_invalid: bool = False,
+    transcripts_path: Optional[str] = None,
+) -> dict:
+    """Transcribe (or, with `transcripts_path`, reuse a `transcribe` output), answer and score
+    (see the module docstring); returns the metrics."""
+    check_output_path(out_dir, "cascade output folder", is_dir=True)
+    if not os.path.isfile(archive_path):
+        raise FileNotFoundError(f"model archive not found: {archive_path}")
+    if transcripts_path is not None:
+        transcription = reuse_transcripts(transcripts_path, src_dir)
+    os.makedirs(out_dir, exist_ok=True)
+    for name in OUTPUT_NAMES:  # an earlier run's results must not pass for this run's
+        if os.path.exists(os.path.join(out_dir, name)):
+            logger.info("removing %s of an earlier run", os.path.join(out_dir, name))
+            os.remove(os.path.join(out_dir, name))
+    if transcripts_path is None:
+        transcripts_path = os.path.join(out_dir, TRANSCRIPTS_NAME)
+        transcription = transcribe_folder(
+            src_dir, transcripts_path, recognizer, split=split, squad_path=squad_path,
+            workers=workers, batch_size=batch_size, progress=progress, skip_invalid=skip_invalid,
+        )
+    questions, meta = transcript_questions(transcripts_path)
+    readable = len(questions) - transcription["empty_transcripts"]
+    predicted = answer_file(archive_path, transcripts_path, cuda_device, predict_batch_size, progress) if readable else {}
+    records = []
+    for qa in questions:
+        records.append(prediction_record(
+            qa["id"],
+            predicted.get(qa["id"]),
+            [answer["text"] for answer in qa["answers"]],
+            {key: qa[key] for key in GROUP_KEYS},
+            qa["question"],
+            qa["original_question"],
+            fid=qa["fid"],
+        ))
+    unanswered = sum(record["prediction"] is None for record in records)
+    if unanswered:
+        logger.warning("%d of %d questions have no answer (empty transcript or skipped by the reader); they score 0",
+                       unanswered, len(records))
+    report = accent_report(records)
+    write_lines_atomic(os.path.join(out_dir, "predictions.jsonl"), records)
+    write_accent_report(report, out_dir)
+    metrics = {
+        "src_dir": os.path.abspath(src_dir),
+        "archive": os.path.abspath(archive_path),
+        "recognizer": meta.get("recognizer"),
+        "split": meta.get("split", split),
+        "questions": len(records),
+        "unanswered": unanswered,
+        "em": report["overall"]["em"],
+        "f1": report["overall"]["f1"],
+        "wer": report["overall"].get("wer"),
+        "by_country": report["by_country"],
+        "by_gender": report["by_gender"],
+        "by_speaker": report["by_speaker"],
+        "f1_range": report["f1_range"],
+        "transcription": transcription,
+    }
+    write_json_atomic(os.path.join(out_dir, "metrics.json"), metrics, indent=1)
+    return metrics
