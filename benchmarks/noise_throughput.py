@@ -44,8 +44,8 @@ def main() -> None:
     from allennlp.common import Params
 
     import srcframework  # noqa: F401
-    from srcframework.noise.challenge_set import make_challenge_set
-    from srcframework.noise.noise_metrics import wer
+    from srcframework.jobs.challenge_set import make_challenge_set
+    from srcframework.metrics.text_noise import wer
     from srcframework.noise.noise_source import NoiseSource
     from srcframework.speech.engines import SpeechRecognizer
 

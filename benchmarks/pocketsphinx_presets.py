@@ -52,7 +52,7 @@ def main() -> None:
     import srcframework  # noqa: F401
     from srcframework.data.squad_file import iter_questions
     from srcframework.noise.asr import AsrNoise
-    from srcframework.noise.noise_metrics import wer
+    from srcframework.metrics.text_noise import wer
     from srcframework.speech.flite import FliteSynthesizer
     from srcframework.speech.pocketsphinx_asr import PocketsphinxRecognizer
 

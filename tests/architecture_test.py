@@ -28,11 +28,9 @@ LAYERS = {
 }
 
 # modules placed apart from their package: the `NoiseSource` base class is what a reader receives
-# (like a tokenizer), and it stays at the import path that plugins use; `noise.challenge_set` is
-# the old import path of `jobs.challenge_set`, kept while benchmarks/noise_throughput.py uses it
+# (like a tokenizer), and it stays at the import path that plugins use
 MODULE_LAYERS = {
     "noise.noise_source": 1,
-    "noise.challenge_set": 4,
 }
 
 # `srcframework/__init__.py` imports every subpackage so that registration happens on import

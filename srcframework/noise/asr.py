@@ -7,7 +7,7 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.common import Registrable
 
 from srcframework.noise.noise_source import NoiseSource
-from srcframework.speech.audio import resample
+from srcframework.common.audio import resample
 from srcframework.speech.engines import SpeechRecognizer, SpeechSynthesizer
 from srcframework.speech.flite import FliteSynthesizer
 from srcframework.speech.pocketsphinx_asr import PocketsphinxRecognizer

@@ -3,7 +3,7 @@ from typing import Any, Dict, List, Optional
 import numpy
 from allennlp.common.checks import ConfigurationError
 
-from srcframework.speech.audio import float_to_int16, resample, to_mono_float32
+from srcframework.common.audio import float_to_int16, resample, to_mono_float32
 from srcframework.speech.engines import EngineNotFound, SpeechRecognizer
 
 INSTALL_HINT = "pocketsphinx is not installed: pip install 'pocketsphinx>=5'"
