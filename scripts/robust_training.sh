@@ -23,9 +23,10 @@ for name in keyboard misspelling back_translation; do
   [ -f "$NOISY/train_$name.json" ] || allennlp noise "$SPLIT" "$NOISY/train_$name.json" --noise "$name" --workers "$WORKERS"
 done
 
-# XQuAD spoken by a training voice (kal16) and by a held-out one (rms), pocketsphinx's default search
+# XQuAD spoken by a held-out voice (rms) and, with STUDY_WITH_ASR=1, a training voice (kal16);
+# pocketsphinx with its default search
 XQUAD="$DATA/xquad/xquad.en.json"
-for voice in kal16 rms; do
+for voice in rms $([ "${STUDY_WITH_ASR:-0}" = 1 ] && echo kal16); do
   [ -f "$NOISY/xquad_asr_$voice.json" ] || allennlp noise "$XQUAD" "$NOISY/xquad_asr_$voice.json" --workers "$WORKERS" \
     --noise "{\"type\": \"asr\", \"synthesizer\": {\"type\": \"flite\", \"voice\": \"$voice\"}, \"recognizer\": {\"type\": \"pocketsphinx\"}}"
 done

@@ -19,7 +19,8 @@ def test_robust_training_study_parses_with_every_model_and_set():
     shared_file("noiseqa/synthetic/xquad-asr-synthetic.json")
     tiny = str(FIXTURES / "squad_tiny.json")
     variables = {"BIDAF_ARCHIVE": tiny, "BIDAF_AUGMENTED_ARCHIVE": tiny, "BIDAF_TRANSCRIPTS_ARCHIVE": tiny,
-                 "TRANSFORMER_ARCHIVE": tiny, "TRANSFORMER_AUGMENTED_ARCHIVE": tiny, "NOISY_XQUAD": "runs/noisy"}
+                 "TRANSFORMER_ARCHIVE": tiny, "TRANSFORMER_AUGMENTED_ARCHIVE": tiny, "NOISY_XQUAD": "runs/noisy",
+                 "STUDY_WITH_ASR": "1"}
     study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=variables, require_files=False)
     assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_transcripts", "transformer", "transformer_augmented"]
     assert set(study.test_sets) == {
@@ -30,9 +31,10 @@ def test_robust_training_study_parses_with_every_model_and_set():
     assert study.test_sets["spoken_cascade_rms"].data == "runs/noisy/xquad_asr_rms.json"
     assert len(study.pairs) == 5 * 8
     assert study.models["bidaf_augmented"].twin == "bidaf" and study.models["transformer_augmented"].twin == "transformer"
-    without = dict(variables, TRANSFORMER_ARCHIVE="", TRANSFORMER_AUGMENTED_ARCHIVE="")
+    without = dict(variables, TRANSFORMER_ARCHIVE="", TRANSFORMER_AUGMENTED_ARCHIVE="", STUDY_WITH_ASR="0")
     study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=without, require_files=False)
     assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_transcripts"]
+    assert "ours_asr" not in study.test_sets and len(study.pairs) == 3 * 7
 
 
 def test_augmented_configs_mix_the_four_copies_and_validate_clean():

@@ -6,7 +6,8 @@
 //   allennlp compare training_configs/studies/robust_training.jsonnet -o runs/studies/robust_training
 // Variables: BIDAF_ARCHIVE, BIDAF_AUGMENTED_ARCHIVE, BIDAF_TRANSCRIPTS_ARCHIVE (defaults under
 // runs/), TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty: left out), NOISY_XQUAD
-// (runs/noisy: the XQuAD ASR sets), SHARED_DATA (../shared/data). Each robust model names its
+// (runs/noisy: the XQuAD ASR sets), STUDY_WITH_ASR ('1' adds our kal16 ASR set of XQuAD),
+// SHARED_DATA (../shared/data). Each robust model names its
 // clean-trained `twin`, so results.md has the `robustness` table (mean drop against the twin's).
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
@@ -50,9 +51,10 @@ local our_set(noise, interface) = {
     noiseqa_translation: file_set(noiseqa + 'xquad-translation-synthetic.json', 'translation', 1),
     ours_keyboard: our_set({ type: 'keyboard' }, 'keyboard'),
     ours_back_translation: our_set({ type: 'back_translation' }, 'translation'),
-    // flite kal16 (a training voice) -> pocketsphinx with its default search
-    ours_asr: file_set(noisy + '/xquad_asr_kal16.json', 'asr', 2),
     // the spoken cascade: flite rms, a voice that no training noise used -> pocketsphinx default
     spoken_cascade_rms: file_set(noisy + '/xquad_asr_rms.json', 'asr', 3),
-  },
+  } + (
+    // STUDY_WITH_ASR='1' adds flite kal16 (a training voice) -> pocketsphinx default
+    if std.extVar('STUDY_WITH_ASR') == '1' then { ours_asr: file_set(noisy + '/xquad_asr_kal16.json', 'asr', 2) } else {}
+  ),
 }
