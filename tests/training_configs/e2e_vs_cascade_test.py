@@ -1,0 +1,59 @@
+"""The study comparing end to end and cascades on spoken XQuAD, and the configs of the small
+SpeechT5 it uses, parse and name what they should."""
+import json
+
+import _jsonnet
+
+from srcframework.config_defaults import DEFAULTS
+from srcframework.studies.study import load_study
+from tests.conftest import ROOT
+
+CONFIGS = ROOT / "training_configs"
+
+
+def evaluate(name: str, **overrides) -> dict:
+    return json.loads(_jsonnet.evaluate_file(str(CONFIGS / name), ext_vars=dict(DEFAULTS, **overrides)))
+
+
+def test_study_parses_with_both_voice_groups_floor_and_ceiling():
+    study = load_study(str(CONFIGS / "studies/e2e_vs_cascade.jsonnet"), ext_vars=dict(DEFAULTS), require_files=False)
+    assert list(study.models) == ["bidaf", "e2e"]
+    assert study.models["e2e"].input == "audio" and study.models["bidaf"].input == "text"
+    groups = ("seen", "rms")
+    text_sets = {"typed", "blind"} | {f"cascade_{k}_{g}" for k in "ab" for g in groups}
+    audio_sets = {f"spoken_{g}" for g in groups}
+    assert set(study.test_sets) == text_sets | audio_sets
+    assert set(study.pairs) == {("bidaf", s) for s in text_sets} | {("e2e", s) for s in audio_sets}
+    for group, folder in (("seen", "runs/spoken_ctc/xquad3/"), ("rms", "runs/spoken_ctc/xquad_rms/")):
+        assert study.test_sets[f"cascade_a_{group}"].data == folder + "transcripts_pocketsphinx.json"
+        assert study.test_sets[f"cascade_b_{group}"].data == folder + "transcripts_speecht5_ctc.json"
+        assert study.test_sets[f"spoken_{group}"].data == folder + "fid2qid_dev.csv"
+        assert study.test_sets[f"spoken_{group}"].wer_from == f"cascade_b_{group}"
+        assert study.reference_of(f"cascade_a_{group}") == "typed"
+    assert study.test_sets["typed"].is_clean and study.test_sets["typed"].data.endswith("xquad/xquad.en.json")
+    assert study.test_sets["blind"].original == study.test_sets["typed"].data
+    assert study.models["bidaf"].archive == DEFAULTS["BIDAF_ARCHIVE"]
+
+
+def test_pretraining_config_reads_three_voices_and_saves_the_encoder():
+    config = evaluate("speecht5_ctc_pretrain.jsonnet")
+    assert config["model"]["type"] == "speecht5_ctc"
+    assert config["train_data_path"] == "runs/spoken_ctc/train3/fid2qid_train.csv"
+    assert config["dataset_reader"]["squad_file"] == "runs/data/squad_dev_minus_xquad.json"
+    assert config["validation_data_path"] == "runs/spoken_ctc/xquad3/fid2qid_dev.csv"
+    assert "squad_file" not in config["validation_dataset_reader"]
+    assert {"type": "save_speecht5_ctc"} in config["trainer"]["callbacks"]
+    assert config["trainer"]["validation_metric"] == "-cer"
+    assert config["data_loader"]["max_instances_in_memory"] > 0  # 28k waveforms would not fit at once
+    encoder = config["model"]["encoder"]
+    assert len(encoder["conv_dim"]) == len(encoder["conv_kernel"]) == len(encoder["conv_stride"])
+
+
+def test_e2e_config_loads_the_pretrained_folder_frozen():
+    config = evaluate("e2e_speecht5_ctc.jsonnet")
+    question = config["model"]["question_encoder"]
+    assert question == dict(question, type="speecht5", model_name="runs/speecht5_ctc/speecht5_ctc", freeze=True)
+    assert config["model"]["span_head"]["type"] == "bi_attention"
+    assert config["model"]["context_encoder"]["type"] == "text"
+    assert config["train_data_path"] == "runs/spoken_ctc/train3/fid2qid_train.csv"
+    assert config["validation_data_path"] == "runs/spoken_ctc/xquad3/fid2qid_dev.csv"

@@ -1,0 +1,71 @@
+// End to end against cascades on spoken XQuAD-en (1,190 questions), everything trained on this
+// machine's CPUs (README, "End to end on a CPU"):
+// - e2e:          the `span_qa` model of training_configs/e2e_speecht5_ctc.jsonnet (the small
+//                 SpeechT5 pretrained here with CTC, frozen, + BiDAF context encoder) on the audio;
+// - cascade A:    pocketsphinx transcripts of the same audio, answered by the CPU-scale text BiDAF;
+// - cascade B:    the speecht5_ctc recognizer's transcripts (the same small SpeechT5 and its CTC
+//                 layer, greedy decoding), answered by the same BiDAF;
+// - floor:        the same BiDAF on question-blind XQuAD (every question "?": the readers refuse
+//                 empty questions), which answers from the context alone;
+// - ceiling:      the same BiDAF on the typed questions.
+// Two voice groups: `seen` (flite kal16, awb and slt, the pretraining voices, dealt over the
+// questions) and `rms` (flite rms, a voice no training used). From the repository root, after
+// the pretraining and the e2e training (their config headers give the commands):
+//   allennlp synthesize-speech ../shared/data/xquad/xquad.en.json runs/spoken_ctc/xquad3 \
+//       --voices flite:kal16,flite:awb,flite:slt --workers 2
+//   allennlp synthesize-speech ../shared/data/xquad/xquad.en.json runs/spoken_ctc/xquad_rms \
+//       --voices flite:rms --workers 2
+//   for voices in xquad3 xquad_rms; do
+//     allennlp transcribe runs/spoken_ctc/$voices runs/spoken_ctc/$voices/transcripts_pocketsphinx.json \
+//         --recognizer pocketsphinx --workers 2
+//     allennlp transcribe runs/spoken_ctc/$voices runs/spoken_ctc/$voices/transcripts_speecht5_ctc.json \
+//         --recognizer '{"type": "speecht5_ctc", "model_name": "runs/speecht5_ctc/speecht5_ctc"}'
+//   done
+//   python scripts/make_blind_questions.py ../shared/data/xquad/xquad.en.json runs/spoken_ctc/xquad_blind.json
+//   allennlp compare training_configs/studies/e2e_vs_cascade.jsonnet -o runs/studies/e2e_vs_cascade
+// Variables: BIDAF_ARCHIVE (runs/bidaf_cpu_scale/model.tar.gz), SHARED_DATA (../shared/data).
+// The e2e archive and the spoken folders are the paths above.
+local data = std.extVar('SHARED_DATA');
+local xquad = data + '/xquad/xquad.en.json';
+local spoken = 'runs/spoken_ctc/';
+local voice_groups = { seen: spoken + 'xquad3/', rms: spoken + 'xquad_rms/' };
+
+// transcripts of one voice group by one recognizer (`allennlp transcribe` output: each question
+// carries its original_question, speaker, country and gender)
+local cascade(folder, recognizer, order) = {
+  data: folder + 'transcripts_' + recognizer + '.json',
+  interface: 'asr',
+  kind: 'synthetic',
+  reference: 'typed',
+  order: order,
+};
+
+local audio(folder, wer_from, order) = {
+  data: folder + 'fid2qid_dev.csv',
+  input: 'audio',
+  interface: 'speech',
+  kind: 'synthetic',
+  wer_from: wer_from,
+  order: order,
+};
+
+{
+  models: {
+    bidaf: { archive: std.extVar('BIDAF_ARCHIVE'), batch_size: 40 },
+    e2e: { archive: 'runs/e2e_speecht5_ctc/model.tar.gz', input: 'audio', batch_size: 16, order: 1 },
+  },
+  test_sets: {
+    typed: { data: xquad, interface: 'clean', kind: 'natural' },
+    blind: { data: spoken + 'xquad_blind.json', original: xquad, interface: 'blind', kind: 'synthetic', order: 4 },
+  } + {
+    ['cascade_a_' + group]: cascade(voice_groups[group], 'pocketsphinx', 1)
+    for group in std.objectFields(voice_groups)
+  } + {
+    ['cascade_b_' + group]: cascade(voice_groups[group], 'speecht5_ctc', 2)
+    for group in std.objectFields(voice_groups)
+  } + {
+    // the e2e model's question noise is described by cascade B's WER on the same recordings
+    ['spoken_' + group]: audio(voice_groups[group], 'cascade_b_' + group, 3)
+    for group in std.objectFields(voice_groups)
+  },
+}
