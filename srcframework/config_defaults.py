@@ -41,6 +41,7 @@ DEFAULTS = {
     "BIDAF_TRANSCRIPTS_ARCHIVE": "runs/bidaf_cpu_scale_asr_transcripts/model.tar.gz",
     "TRANSFORMER_AUGMENTED_ARCHIVE": "",
     "NOISY_XQUAD": "runs/noisy",
+    "SPOKEN_CASCADE": "1",
     "TEXT_ARCHIVE": "runs/bidaf_cpu_scale/model.tar.gz",
     "E2E_ARCHIVE": "runs/e2e_speecht5/model.tar.gz",
     "SRC_TRANSCRIPTS": "runs/squad_src/transcripts.json",

@@ -20,7 +20,7 @@ def test_robust_training_study_parses_with_every_model_and_set():
     tiny = str(FIXTURES / "squad_tiny.json")
     variables = {"BIDAF_ARCHIVE": tiny, "BIDAF_AUGMENTED_ARCHIVE": tiny, "BIDAF_TRANSCRIPTS_ARCHIVE": tiny,
                  "TRANSFORMER_ARCHIVE": tiny, "TRANSFORMER_AUGMENTED_ARCHIVE": tiny, "NOISY_XQUAD": "runs/noisy",
-                 "STUDY_WITH_ASR": "1"}
+                 "STUDY_WITH_ASR": "1", "SPOKEN_CASCADE": "1"}
     study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=variables, require_files=False)
     assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_transcripts", "transformer", "transformer_augmented"]
     assert set(study.test_sets) == {
@@ -35,6 +35,9 @@ def test_robust_training_study_parses_with_every_model_and_set():
     study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=without, require_files=False)
     assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_transcripts"]
     assert "ours_asr" not in study.test_sets and len(study.pairs) == 3 * 7
+    text_only = dict(without, SPOKEN_CASCADE="0")
+    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=text_only, require_files=False)
+    assert "spoken_cascade_rms" not in study.test_sets and len(study.pairs) == 3 * 6
 
 
 def test_augmented_configs_mix_the_four_copies_and_validate_clean():

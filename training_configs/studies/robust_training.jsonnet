@@ -7,6 +7,7 @@
 // Variables: BIDAF_ARCHIVE, BIDAF_AUGMENTED_ARCHIVE, BIDAF_TRANSCRIPTS_ARCHIVE (defaults under
 // runs/), TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty: left out), NOISY_XQUAD
 // (runs/noisy: the XQuAD ASR sets), STUDY_WITH_ASR ('1' adds our kal16 ASR set of XQuAD),
+// SPOKEN_CASCADE ('0' leaves the spoken rms set out),
 // SHARED_DATA (../shared/data). Each robust model names its
 // clean-trained `twin`, so results.md has the `robustness` table (mean drop against the twin's).
 local data = std.extVar('SHARED_DATA');
@@ -51,9 +52,11 @@ local our_set(noise, interface) = {
     noiseqa_translation: file_set(noiseqa + 'xquad-translation-synthetic.json', 'translation', 1),
     ours_keyboard: our_set({ type: 'keyboard' }, 'keyboard'),
     ours_back_translation: our_set({ type: 'back_translation' }, 'translation'),
-    // the spoken cascade: flite rms, a voice that no training noise used -> pocketsphinx default
-    spoken_cascade_rms: file_set(noisy + '/xquad_asr_rms.json', 'asr', 3),
   } + (
+    // the spoken cascade: flite rms, a voice that no training noise used -> pocketsphinx default
+    // (SPOKEN_CASCADE='0' leaves it out, e.g. to run the text sets while it is being made)
+    if std.extVar('SPOKEN_CASCADE') != '0' then { spoken_cascade_rms: file_set(noisy + '/xquad_asr_rms.json', 'asr', 3) } else {}
+  ) + (
     // STUDY_WITH_ASR='1' adds flite kal16 (a training voice) -> pocketsphinx default
     if std.extVar('STUDY_WITH_ASR') == '1' then { ours_asr: file_set(noisy + '/xquad_asr_kal16.json', 'asr', 2) } else {}
   ),
