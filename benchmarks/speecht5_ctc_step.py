@@ -57,7 +57,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default=str(ROOT / "training_configs" / "speecht5_ctc_pretrain.jsonnet"))
     parser.add_argument("--squad", default=str(DATA / "squad" / "dev-v1.1.json"))
-    parser.add_argument("--src", default=None, help="an existing SQuAD-SRC-layout folder (fid2qid_dev.csv) instead of synthesizing")
+    parser.add_argument("--src", default=None,
+                        help="a SQuAD-SRC-layout folder to synthesize into and keep (a rerun reuses its WAVs) or to read as it is")
     parser.add_argument("--questions", type=int, default=96)
     parser.add_argument("--batches", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
@@ -78,9 +79,8 @@ def main() -> None:
     config = load_config(args.config)
     batch_size = config["data_loader"]["batch_sampler"]["batch_size"]
     with tempfile.TemporaryDirectory() as scratch:
-        src = args.src
-        if src is None:
-            src = os.path.join(scratch, "src")
+        src = args.src or os.path.join(scratch, "src")
+        if not os.path.isfile(os.path.join(src, "fid2qid_dev.csv")):
             summary = synthesize_questions(args.squad, src, VOICES, limit=args.questions, progress=False)
             print(f"synthesized {summary['questions']} questions ({summary['total_audio_seconds']:.0f} s of audio) with {VOICES}")
         batches = read_batches(src, config["validation_dataset_reader"], batch_size, args.warmup + args.batches)
