@@ -50,14 +50,17 @@ def test_killed_run_completes_on_rerun_without_redoing_anything(tmp_path):
     process = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ, OMP_NUM_THREADS="1"))
     wavs = out / "wavs"
     deadline = time.time() + 900  # a loaded machine can take minutes to import the package
+    def finished():  # complete WAVs only: a WAV being written is a hidden temporary file
+        return [n for n in os.listdir(wavs) if n.endswith(".wav") and not n.startswith(".")] if wavs.is_dir() else []
+
     while time.time() < deadline and process.poll() is None:
-        if wavs.is_dir() and len(os.listdir(wavs)) >= 5:
+        if len(finished()) >= 5:
             break
         time.sleep(0.01)
     assert process.poll() is None, "the run finished before it could be killed"
     process.send_signal(signal.SIGKILL)
     process.wait()
-    done_before = [name for name in os.listdir(wavs) if name.endswith(".wav") and not name.startswith(".")]
+    done_before = finished()
     assert 5 <= len(done_before) < limit and not (out / "fid2qid_dev.csv").exists()
     summary = synthesize_questions(str(DEFAULT_DEV), str(out), voices, limit=limit, progress=False)
     assert summary["synthesized_now"] == limit - len(done_before) and summary["reused"] == len(done_before)
