@@ -6,8 +6,14 @@ from allennlp.common.file_utils import cached_path
 
 from srcframework.noise.noise_source import NoiseSource, question_rng
 
-# Wikipedia's list of common misspellings (CC BY-SA), shipped with the package
-DEFAULT_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "misspellings", "wikipedia_common_misspellings.txt")
+# Wikipedia's list of common misspellings (CC BY-SA), in the shared data folder
+DEFAULT_LIST_NAME = os.path.join("misspellings", "wikipedia_common_misspellings.txt")
+
+
+def default_list() -> str:
+    """The absolute path of Wikipedia's list in the data folder `SHARED_DATA` names (default
+    `../shared/data`, from the working directory, as the training configs read it)."""
+    return os.path.abspath(os.path.join(os.environ.get("SHARED_DATA", "../shared/data"), DEFAULT_LIST_NAME))
 
 # A word: letters and digits, with inner apostrophes or hyphens (`didn't`, `Carnegie-Mellon`).
 WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
@@ -68,11 +74,12 @@ class MisspellingNoise(NoiseSource):
 
     # Parameters
 
-    path : `str`, optional (default = the shipped Wikipedia list)
+    path : `str`, optional (default = Wikipedia's list in the shared data folder)
         The `wrong->right` list, a path or URL (via `cached_path`), UTF-8, one pair a line;
         `x->a, b` gives `x` as a misspelling of both `a` and `b`. Without it, Wikipedia's list of
-        common misspellings (4,279 lines, CC BY-SA) that ships in
-        `srcframework/noise/misspellings/` is used; `describe()` records the path either way.
+        common misspellings (4,279 lines, CC BY-SA) in the data folder `SHARED_DATA` names
+        (`SHARED_DATA/misspellings/wikipedia_common_misspellings.txt`) is used; `describe()`
+        records the absolute path either way.
     word_probability : `float`, optional (default = `1.0`)
         The probability that a word with a known misspelling is misspelled, in [0, 1].
     """
@@ -80,7 +87,7 @@ class MisspellingNoise(NoiseSource):
     def __init__(self, path: Optional[str] = None, word_probability: float = 1.0) -> None:
         if not 0.0 <= word_probability <= 1.0:
             raise ValueError(f"misspelling noise: word_probability must be in [0, 1], got {word_probability!r}")
-        self.path = DEFAULT_LIST if path is None else str(path)
+        self.path = default_list() if path is None else str(path)
         self.word_probability = float(word_probability)
         self.misspellings = read_misspellings(self.path)
 

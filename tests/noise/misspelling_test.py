@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 from allennlp.common import Params
 
-import srcframework
 import srcframework.noise.misspelling  # noqa: F401  (registers "misspelling")
 from srcframework.noise.misspelling import MisspellingNoise, match_case, read_misspellings
 from srcframework.noise.noise_source import NoiseSource
@@ -118,15 +117,24 @@ def test_wikipedia_list():
     assert noised != question and noised.endswith("?") and len(noised.split()) == len(question.split())
 
 
-def test_the_shipped_wikipedia_list_is_the_default_and_is_recorded():
-    from srcframework.noise.misspelling import DEFAULT_LIST
+def test_the_shared_wikipedia_list_is_the_default_and_is_recorded(monkeypatch):
+    from srcframework.noise.misspelling import default_list
 
+    path = SHARED_DATA / "misspellings" / "wikipedia_common_misspellings.txt"
+    if not path.exists():
+        pytest.skip(f"{path} not found: the shared data folder is not beside this checkout")
+    monkeypatch.setenv("SHARED_DATA", str(SHARED_DATA))
     noise = NoiseSource.from_params(Params({"type": "misspelling"}))
-    assert noise.path == DEFAULT_LIST and os.path.isfile(DEFAULT_LIST)
-    assert noise.describe() == {"type": "misspelling", "path": DEFAULT_LIST, "word_probability": 1.0}
-    assert os.path.dirname(DEFAULT_LIST).startswith(os.path.dirname(srcframework.__file__))  # ships in the package
-    with open(DEFAULT_LIST, encoding="utf-8") as handle:
+    assert noise.path == default_list() == str(path.resolve())
+    assert noise.describe() == {"type": "misspelling", "path": noise.path, "word_probability": 1.0}
+    with open(noise.path, encoding="utf-8") as handle:
         assert sum(1 for _ in handle) == 4279
     assert "abandonned" in noise.misspellings["abandoned"]
     question = "Which government received the most votes?"
     assert noise.noise([question], seed=0)[0] != question
+
+
+def test_a_missing_default_list_names_the_path(monkeypatch, tmp_path):
+    monkeypatch.setenv("SHARED_DATA", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="wikipedia_common_misspellings.txt"):
+        NoiseSource.from_params(Params({"type": "misspelling"}))
