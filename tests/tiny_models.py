@@ -39,6 +39,18 @@ TINY_ENCODER = {
     "num_conv_pos_embedding_groups": 4,
     **CONV,
 }
+# the encoder settings of a tiny `speecht5_ctc` model (its SpeechT5 encoder config)
+TINY_CTC_ENCODER = {
+    "hidden_size": 32,
+    "encoder_layers": 2,
+    "encoder_attention_heads": 2,
+    "encoder_ffn_dim": 64,
+    "conv_dim": [16, 16, 16],
+    "conv_kernel": [10, 8, 8],
+    "conv_stride": [5, 8, 8],
+    "num_conv_pos_embeddings": 16,
+    "num_conv_pos_embedding_groups": 4,
+}
 CTC_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ'"
 CTC_VOCAB = {"<pad>": 0, "<s>": 1, "</s>": 2, "<unk>": 3, "|": 4, **{c: i + 5 for i, c in enumerate(CTC_LETTERS)}}
 

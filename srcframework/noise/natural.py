@@ -9,9 +9,10 @@ from srcframework.noise.noise_source import NoiseSource
 MISSING_CHOICES = ("error", "keep")
 
 
-def read_questions_by_id(path: str) -> Dict[str, str]:
+def read_questions_by_id(path: str, skip_empty: bool = False) -> Dict[str, str]:
     """Question id -> question text of a SQuAD-format file (path or URL); a `DatasetError` for a
-    missing file or a bad entry."""
+    missing file or a bad entry. With `skip_empty`, an empty question (e.g. an ASR that heard
+    nothing) is left out instead of being an error."""
     dataset = load_squad_json(cached_path(path) if "://" in str(path) else path)
     questions: Dict[str, str] = {}
     for article in dataset["data"]:
@@ -26,6 +27,8 @@ def read_questions_by_id(path: str) -> Dict[str, str]:
                 if not isinstance(qa, dict) or "id" not in qa:
                     raise DatasetError(path, 'a question has no "id"')
                 qid, question = str(qa["id"]), qa.get("question")
+                if skip_empty and isinstance(question, str) and not question.strip():
+                    continue
                 if not isinstance(question, str) or not question.strip():
                     raise DatasetError(path, "missing or empty question", qid)
                 if questions.setdefault(qid, question) != question:

@@ -1,39 +1,13 @@
-import logging
 import math
 from typing import Dict, List, Optional
 
 from allennlp.common.checks import ConfigurationError
 
 from srcframework.data.errors import DatasetError
-from srcframework.data.squad_file import load_squad_json
+from srcframework.noise.natural import read_questions_by_id
 from srcframework.noise.noise_source import NoiseSource, question_rng
 
 CLEAN = "clean"
-logger = logging.getLogger(__name__)
-
-
-def read_noisy_questions(path: str) -> Dict[str, str]:
-    """Question id -> noisy question of a challenge set. A question left empty by the noise (an
-    ASR that heard nothing) is not a version of that question that training can use: it is left
-    out, and counted in the log."""
-    questions: Dict[str, str] = {}
-    empty = 0
-    for article in load_squad_json(path)["data"]:
-        for paragraph in article.get("paragraphs", []):
-            for qa in paragraph.get("qas", []):
-                qid, question = str(qa.get("id")), qa.get("question")
-                if not isinstance(question, str):
-                    raise DatasetError(path, "the question is not a string", qid)
-                if qid in questions:
-                    raise DatasetError(path, "the id appears twice", qid)
-                if question.strip():
-                    questions[qid] = question
-                else:
-                    empty += 1
-    if not questions:
-        raise DatasetError(path, "the noisy copy holds no non-empty question")
-    logger.info("%s: %d noisy questions (%d empty ones left out)", path, len(questions), empty)
-    return questions
 
 
 @NoiseSource.register("noisy_copies")
@@ -73,7 +47,12 @@ class NoisyCopies(NoiseSource):
         self.copies = {name: str(path) for name, path in copies.items()}
         self.weights = values
         self.names = names
-        self.questions = {name: read_noisy_questions(path) for name, path in sorted(self.copies.items())}
+        self.questions = {}
+        for name, path in sorted(self.copies.items()):
+            # a question the noise left empty (an ASR that heard nothing) is not a usable version
+            self.questions[name] = read_questions_by_id(path, skip_empty=True)
+            if not self.questions[name]:
+                raise DatasetError(path, f"noisy copy {name!r} holds no non-empty question")
 
     def choose(self, qid: str, seed: int = 0) -> str:
         """The name of the version (`"clean"` or a copy) that question `qid` takes under `seed`."""

@@ -225,12 +225,19 @@ def spoil(src):
     (src / "wavs" / "DEV000004_SPK103.wav").write_bytes(b"")
 
 
-def test_bad_audio_stops_the_run_naming_the_file_and_keeps_the_journal(folder, wav2vec2_reference, tmp_path):
-    from srcframework.data.errors import DatasetError
-
+@pytest.fixture
+def spoiled(folder, tmp_path):
+    """A copy of the spoken folder with three bad recordings (see `spoil`)."""
     src = tmp_path / "src"
     shutil.copytree(folder, src)
     spoil(src)
+    return src
+
+
+def test_bad_audio_stops_the_run_naming_the_file_and_keeps_the_journal(spoiled, wav2vec2_reference, tmp_path):
+    from srcframework.data.errors import DatasetError
+
+    src = spoiled
     _, params = wav2vec2_reference
     out = tmp_path / "t.json"
     with pytest.raises(DatasetError, match=r"DEV000002_SPK103\.wav.*2 NaN or infinite samples.*--skip-invalid"):
@@ -245,10 +252,8 @@ def test_bad_audio_stops_the_run_naming_the_file_and_keeps_the_journal(folder, w
     assert [json.loads(line)["fid"] for line in journal.read_text().splitlines()[1:]] == ["DEV000001"]
 
 
-def test_skip_invalid_counts_and_lists_bad_audio_and_goes_on(folder, wav2vec2_reference, tmp_path):
-    src = tmp_path / "src"
-    shutil.copytree(folder, src)
-    spoil(src)
+def test_skip_invalid_counts_and_lists_bad_audio_and_goes_on(spoiled, wav2vec2_reference, tmp_path):
+    src = spoiled
     reference, params = wav2vec2_reference
     out = tmp_path / "t.json"
     summary = transcribe_folder(str(src), str(out), params, squad_path=TINY, batch_size=2, workers=2,

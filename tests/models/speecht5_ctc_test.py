@@ -11,18 +11,8 @@ from srcframework.models.speecht5_ctc import SpeechT5CtcModel, word_and_characte
 from srcframework.jobs.synthesis import synthesize_questions
 from srcframework.speech.speecht5_ctc_network import CHARACTERS, normalize_transcript
 from tests.conftest import FIXTURES
+from tests.tiny_models import TINY_CTC_ENCODER as TINY_ENCODER
 
-TINY_ENCODER = {
-    "hidden_size": 32,
-    "encoder_layers": 2,
-    "encoder_attention_heads": 2,
-    "encoder_ffn_dim": 64,
-    "conv_dim": [16, 16, 16],
-    "conv_kernel": [10, 8, 8],
-    "conv_stride": [5, 8, 8],
-    "num_conv_pos_embeddings": 16,
-    "num_conv_pos_embedding_groups": 4,
-}
 
 
 def tiny_model(**kwargs) -> SpeechT5CtcModel:
