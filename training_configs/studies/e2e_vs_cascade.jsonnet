@@ -5,8 +5,9 @@
 // - cascade A:    pocketsphinx transcripts of the same audio, answered by the CPU-scale text BiDAF;
 // - cascade B:    the speecht5_ctc recognizer's transcripts (the same small SpeechT5 and its CTC
 //                 layer, greedy decoding), answered by the same BiDAF;
-// - floor:        the same BiDAF on question-blind XQuAD (every question "?": the readers refuse
-//                 empty questions), which answers from the context alone;
+// - floor:        the same BiDAF on question-blind XQuAD (the `blank` noise source: every
+//                 question "?", since the readers refuse empty questions), which answers from the
+//                 context alone; the study generates it;
 // - ceiling:      the same BiDAF on the typed questions.
 // Two voice groups: `seen` (flite kal16, awb and slt, the pretraining voices, dealt over the
 // questions) and `rms` (flite rms, a voice no training used). From the repository root, after
@@ -21,7 +22,6 @@
 //     allennlp transcribe runs/spoken_ctc/$voices runs/spoken_ctc/$voices/transcripts_speecht5_ctc.json \
 //         --recognizer '{"type": "speecht5_ctc", "model_name": "runs/speecht5_ctc/speecht5_ctc"}'
 //   done
-//   python scripts/make_blind_questions.py ../shared/data/xquad/xquad.en.json runs/spoken_ctc/xquad_blind.json
 //   allennlp compare training_configs/studies/e2e_vs_cascade.jsonnet -o runs/studies/e2e_vs_cascade
 // Variables: BIDAF_ARCHIVE (runs/bidaf_cpu_scale/model.tar.gz), SHARED_DATA (../shared/data).
 // The e2e archive and the spoken folders are the paths above.
@@ -56,7 +56,7 @@ local audio(folder, wer_from, order) = {
   },
   test_sets: {
     typed: { data: xquad, interface: 'clean', kind: 'natural' },
-    blind: { data: spoken + 'xquad_blind.json', original: xquad, interface: 'blind', kind: 'synthetic', order: 4 },
+    blind: { original: xquad, noise: { type: 'blank' }, interface: 'blind', kind: 'synthetic', order: 4 },
   } + {
     ['cascade_a_' + group]: cascade(voice_groups[group], 'pocketsphinx', 1)
     for group in std.objectFields(voice_groups)

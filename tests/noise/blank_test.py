@@ -1,18 +1,20 @@
 import json
-import subprocess
-import sys
 
 import pytest
+from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
 
+import srcframework.noise  # noqa: F401  (registers "blank")
 from srcframework.data.dataset_readers.squad import SquadReader
-from tests.conftest import FIXTURES, ROOT
+from srcframework.jobs.challenge_set import make_challenge_set
+from srcframework.noise.blank import BlankQuestion
+from srcframework.noise.noise_source import NoiseSource
+from tests.conftest import FIXTURES
 
 
 def test_every_question_becomes_the_token_and_the_readers_accept_it(tmp_path):
     out = tmp_path / "blind.json"
-    done = subprocess.run([sys.executable, str(ROOT / "scripts/make_blind_questions.py"), str(FIXTURES / "squad_tiny.json"),
-                           str(out)], capture_output=True, text=True, check=True)
-    assert "wrote 9 questions" in done.stdout
+    make_challenge_set(str(FIXTURES / "squad_tiny.json"), str(out), {"type": "blank"}, progress=False)
     original = json.loads((FIXTURES / "squad_tiny.json").read_text())
     written = json.loads(out.read_text())
     pairs = [(a, b) for x, y in zip(original["data"], written["data"])
@@ -26,8 +28,6 @@ def test_every_question_becomes_the_token_and_the_readers_accept_it(tmp_path):
 
 
 def test_an_empty_token_is_refused():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from make_blind_questions import blind
-
-    with pytest.raises(ValueError, match="empty"):
-        blind({"data": []}, " ")
+    with pytest.raises(ConfigurationError, match="empty"):
+        BlankQuestion(" ")
+    assert NoiseSource.from_params(Params({"type": "blank", "token": "what"})).noise(["a", "b"]) == ["what", "what"]
