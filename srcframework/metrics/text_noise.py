@@ -13,7 +13,7 @@ penalised.
 
 Every function takes the references (clean questions) first, then the hypotheses (noised ones).
 """
-from typing import List
+from typing import List, Tuple
 
 import jiwer
 import sacrebleu
@@ -74,3 +74,22 @@ def question_noise_statistics(refs: List[str], hyps: List[str]) -> dict:
         "wer": wer(refs, hyps),
         "bleu": bleu(refs, hyps),
     }
+
+
+def word_and_character_errors(references: List[str], hypotheses: List[str]) -> Tuple[int, int, int, int]:
+    """`(word errors, reference words, character errors, reference characters)` of the pairs whose
+    reference is not empty (jiwer: substitutions + deletions + insertions)."""
+    pairs = [(r, h) for r, h in zip(references, hypotheses) if r]
+    if not pairs:
+        return 0, 0, 0, 0
+    refs, hyps = [r for r, _ in pairs], [h for _, h in pairs]
+    words = jiwer.process_words(refs, hyps)
+    chars = jiwer.process_characters(refs, hyps)
+    word_errors = words.substitutions + words.deletions + words.insertions
+    char_errors = chars.substitutions + chars.deletions + chars.insertions
+    return (
+        word_errors,
+        words.substitutions + words.deletions + words.hits,
+        char_errors,
+        chars.substitutions + chars.deletions + chars.hits,
+    )

@@ -8,32 +8,12 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data import Vocabulary
 from allennlp.models import Model
 
+from srcframework.metrics.text_noise import word_and_character_errors
 from srcframework.speech.speecht5_ctc_network import SpeechT5CtcNetwork, normalize_transcript, pad_rows
 
 logger = logging.getLogger(__name__)
 
 SAMPLE_RATE = 16000
-
-
-def word_and_character_errors(references: List[str], hypotheses: List[str]) -> Tuple[int, int, int, int]:
-    """`(word errors, reference words, character errors, reference characters)` of the pairs whose
-    reference is not empty (jiwer: substitutions + deletions + insertions)."""
-    import jiwer
-
-    pairs = [(r, h) for r, h in zip(references, hypotheses) if r]
-    if not pairs:
-        return 0, 0, 0, 0
-    refs, hyps = [r for r, _ in pairs], [h for _, h in pairs]
-    words = jiwer.process_words(refs, hyps)
-    chars = jiwer.process_characters(refs, hyps)
-    word_errors = words.substitutions + words.deletions + words.insertions
-    char_errors = chars.substitutions + chars.deletions + chars.insertions
-    return (
-        word_errors,
-        words.substitutions + words.deletions + words.hits,
-        char_errors,
-        chars.substitutions + chars.deletions + chars.hits,
-    )
 
 
 @Model.register("speecht5_ctc")

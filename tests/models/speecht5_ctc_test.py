@@ -7,7 +7,8 @@ from allennlp.common import Params
 from allennlp.data import Vocabulary
 from allennlp.models import Model
 
-from srcframework.models.speecht5_ctc import SpeechT5CtcModel, word_and_character_errors
+from srcframework.metrics.text_noise import word_and_character_errors
+from srcframework.models.speecht5_ctc import SpeechT5CtcModel
 from srcframework.jobs.synthesis import synthesize_questions
 from srcframework.speech.speecht5_ctc_network import CHARACTERS, normalize_transcript
 from tests.conftest import FIXTURES
