@@ -1,4 +1,3 @@
-from collections import Counter
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -7,8 +6,7 @@ from allennlp.data.fields import IndexField, ListField, MetadataField, TextField
 from allennlp.data.token_indexers import PretrainedTransformerIndexer
 from allennlp.data.tokenizers import PretrainedTransformerTokenizer, Token
 
-from srcframework.data.dataset_readers.squad import SquadReader, char_span_to_token_span
-from srcframework.noise.noise_source import NoiseSource
+from srcframework.data.dataset_readers.squad_questions import SquadQuestionReader, char_span_to_token_span
 
 
 def window_starts(num_context: int, space: int, stride: int, max_windows: int) -> List[int]:
@@ -21,7 +19,7 @@ def window_starts(num_context: int, space: int, stride: int, max_windows: int) -
 
 
 @DatasetReader.register("src_transformer_squad")
-class TransformerSquadReader(DatasetReader):
+class TransformerSquadReader(SquadQuestionReader):
     """
     Reads SQuAD v1.1-format JSON for a BERT-style model: each question becomes ONE instance
     holding every window `[CLS] question [SEP] context-slice [SEP]` of its context (a sliding
@@ -57,20 +55,17 @@ class TransformerSquadReader(DatasetReader):
         At most this many windows per question; the rest of a very long context is dropped. With the
         defaults 8 windows cover at least 189 + 7 x 61 = 616 context wordpieces (every SQuAD v1.1
         dev context but a handful).
-    skip_invalid : `bool`, optional (default = `False`)
-        Skip (and count) invalid questions instead of raising.
-    exclude_question_ids_from : `str`, optional
-        A SQuAD-format file whose question ids are left out (and counted).
     require_answer_in_windows : `bool`, optional (default = `False`)
         Skip (and count) questions whose first answer lies in none of the kept windows (they give
         no training signal). Use it for training data only: in evaluation such a question must
         count as wrong.
-    question_noise : `NoiseSource`, optional
-        Training augmentation, exactly as in `squad_v1`.
-    noise_seed : `int`, optional (default = `0`)
-    noise_batch_size : `int`, optional (default = `64`)
     tokenizer_kwargs : `Dict[str, Any]`, optional
         Passed to the Hugging Face tokenizer.
+    **kwargs
+        Every parameter of `SquadQuestionReader` (`skip_invalid`, `exclude_question_ids_from`,
+        and the training noise: `question_noise`, `noisy_copies`, `noisy_copy_weights`,
+        `noise_seed`, `noise_batch_size`, `keep_clean`), exactly as in `squad_v1`, and those of
+        `DatasetReader`.
     """
 
     def __init__(
@@ -80,16 +75,11 @@ class TransformerSquadReader(DatasetReader):
         stride: int = 128,
         max_query_length: int = 64,
         max_windows: int = 8,
-        skip_invalid: bool = False,
-        exclude_question_ids_from: Optional[str] = None,
         require_answer_in_windows: bool = False,
-        question_noise: Optional[NoiseSource] = None,
-        noise_seed: int = 0,
-        noise_batch_size: int = 64,
         tokenizer_kwargs: Optional[Dict[str, Any]] = None,
         **kwargs,
     ) -> None:
-        super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
+        super().__init__(**kwargs)
         self.transformer_model_name = transformer_model_name
         self._tokenizer = PretrainedTransformerTokenizer(
             transformer_model_name, add_special_tokens=False, tokenizer_kwargs=tokenizer_kwargs
@@ -109,20 +99,7 @@ class TransformerSquadReader(DatasetReader):
             )
         if max_windows < 1:
             raise ValueError(f"max_windows must be at least 1, not {max_windows}")
-        self.skip_invalid = skip_invalid
-        self.exclude_question_ids_from = exclude_question_ids_from
         self.require_answer_in_windows = require_answer_in_windows
-        self.question_noise = question_noise
-        self.noise_seed = noise_seed
-        self.noise_batch_size = noise_batch_size
-        self._reads = 0
-        self.last_skipped: Counter = Counter()
-
-    # reading, id exclusion and noise augmentation are those of `squad_v1`; only the context
-    # tokenisation and the instances differ
-    _read = SquadReader._read
-    _excluded_ids = SquadReader._excluded_ids
-    _noised = SquadReader._noised
 
     def no_instance_reason(self) -> str:
         return f"answer lies in none of the first {self.max_windows} windows"
