@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Robust training at CPU scale, end to end: the training split, its noisy copies, the XQuAD ASR
-# test sets, the three BiDAF models (clean, augmented, ASR transcripts), optionally MiniLM QA
+# test sets, the four BiDAF models (clean, augmented, augmented by replacing, ASR transcripts), optionally MiniLM QA
 # augmented (WITH_MINILM=1), and the study. Every step is skipped when its output exists, and the
 # noise steps resume from their journals, so a killed run picks up where it stopped.
 #   bash scripts/robust_training.sh            # from the repository root, after `make install`
@@ -36,6 +36,8 @@ train() {  # config, serialization folder
 }
 train bidaf_cpu_scale runs/bidaf_cpu_scale
 train bidaf_cpu_scale_augmented runs/bidaf_cpu_scale_augmented
+train bidaf_cpu_scale_augmented_mix runs/bidaf_cpu_scale_augmented_mix
+export BIDAF_AUGMENTED_MIX_ARCHIVE=runs/bidaf_cpu_scale_augmented_mix/model.tar.gz
 train bidaf_cpu_scale_asr_transcripts runs/bidaf_cpu_scale_asr_transcripts
 if [ "${WITH_MINILM:-0}" = 1 ]; then
   train transformer_qa_cpu_scale runs/transformer_qa_cpu_scale

@@ -21,7 +21,7 @@ base + {
     },
     // each question clean, plus a noisy version for half of them, split evenly over the interfaces
     keep_clean: true,
-    noisy_copy_weights: { clean: 1, asr: 0.25, keyboard: 0.25, misspelling: 0.25, back_translation: 0.25 },
+    noisy_copy_weights: { clean: 0.5, asr: 0.125, keyboard: 0.125, misspelling: 0.125, back_translation: 0.125 },
     noise_seed: 13,
   },
   // read the training data anew each epoch (fresh draws), keeping at most this many in memory

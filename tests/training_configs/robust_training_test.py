@@ -59,3 +59,21 @@ def test_transcript_config_trains_on_transcripts_and_validates_on_clean_xquad():
     assert config["train_data_path"] == "t.json"
     assert config["validation_data_path"].endswith("xquad/xquad.en.json")
     assert config["dataset_reader"]["skip_invalid"] is True
+
+
+def test_augmented_config_adds_noise_and_the_mix_variant_replaces():
+    added = evaluate("bidaf_cpu_scale_augmented.jsonnet", NOISY_TRAIN="copies")["dataset_reader"]
+    mixed = evaluate("bidaf_cpu_scale_augmented_mix.jsonnet", NOISY_TRAIN="copies")["dataset_reader"]
+    assert added["keep_clean"] is True and "keep_clean" not in mixed
+    assert added["noisy_copies"] == mixed["noisy_copies"]
+    minilm = evaluate("transformer_qa_cpu_scale_augmented.jsonnet", NOISY_TRAIN="copies")["dataset_reader"]
+    assert minilm["keep_clean"] is True and minilm["noisy_copy_weights"] == added["noisy_copy_weights"]
+
+
+def test_the_mix_variant_joins_the_study_when_named():
+    tiny = str(FIXTURES / "squad_tiny.json")
+    variables = {"BIDAF_ARCHIVE": tiny, "BIDAF_AUGMENTED_ARCHIVE": tiny, "BIDAF_TRANSCRIPTS_ARCHIVE": tiny,
+                 "BIDAF_AUGMENTED_MIX_ARCHIVE": tiny, "SPOKEN_CASCADE": "0"}
+    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=variables, require_files=False)
+    assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_augmented_mix", "bidaf_transcripts"]
+    assert study.models["bidaf_augmented_mix"].twin == "bidaf"
