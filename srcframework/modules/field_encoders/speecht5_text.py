@@ -3,12 +3,9 @@ from typing import Dict, Optional, Tuple
 import torch
 from allennlp.data import TextFieldTensors
 
+from srcframework.modules.field_encoders.checkpoints import load_speecht5_encoder
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
-from srcframework.modules.field_encoders.speecht5 import (
-    PretrainedFieldEncoder,
-    load_speecht5_encoder,
-    truncate_layers,
-)
+from srcframework.modules.field_encoders.pretrained import PretrainedFieldEncoder
 
 # SpeechT5 pre-training shares one token embedding between the text encoder and text decoder
 # prenets (`share_input_output_embed`); checkpoints fine-tuned for ASR keep only the decoder's.
@@ -34,41 +31,31 @@ class SpeechT5TextEncoder(PretrainedFieldEncoder):
 
     model_name : `str`
         A folder written by `save_pretrained` or a hub name, such as `"microsoft/speecht5_tts"`.
-    output_dim : `int`, optional (default = the model's hidden size, no projection)
-        Width of a linear projection of the encodings (the span head's input size).
-    freeze : `bool`, optional (default = `False`)
-        Keep the pretrained weights fixed (and the pretrained model in eval mode, run without
-        gradients); the projection still trains.
-    num_layers : `int`, optional (default = all)
-        Keep only the first `num_layers` transformer layers.
-    dropout : `float`, optional (default = `0.0`)
-        Dropout on the pretrained encodings, before the projection.
     indexer_name : `str`, optional
         The key of the `speecht5` indexer in the field's tensors; needed only when the field has
         more than one indexer.
+    **kwargs
+        `output_dim`, `freeze`, `num_layers` and `dropout`, as `PretrainedFieldEncoder` takes them.
     """
 
-    def __init__(
-        self,
-        model_name: str,
-        output_dim: Optional[int] = None,
-        freeze: bool = False,
-        num_layers: Optional[int] = None,
-        dropout: float = 0.0,
-        indexer_name: Optional[str] = None,
-    ) -> None:
+    def __init__(self, model_name: str, *, indexer_name: Optional[str] = None, **kwargs) -> None:
+        super().__init__(model_name, **kwargs)
+        self.indexer_name = indexer_name
+
+    @staticmethod
+    def load_model(model_name: str) -> torch.nn.Module:
         from transformers.models.speecht5.modeling_speecht5 import SpeechT5EncoderWithTextPrenet
 
-        model = load_speecht5_encoder(
+        return load_speecht5_encoder(
             SpeechT5EncoderWithTextPrenet,
             model_name,
             "prenet.embed_tokens.weight",
             fallbacks={"prenet.embed_tokens.weight": DECODER_EMBEDDINGS, "prenet.encode_positions.alpha": []},
         )
-        model.wrapped_encoder.layers = truncate_layers(model.wrapped_encoder.layers, num_layers)
-        super().__init__(model, output_dim, freeze, dropout)
-        self.model_name = model_name
-        self.indexer_name = indexer_name
+
+    @staticmethod
+    def transformer(model: torch.nn.Module) -> torch.nn.Module:
+        return model.wrapped_encoder
 
     def _indexed(self, field_tensors: TextFieldTensors) -> Dict[str, torch.Tensor]:
         if self.indexer_name is not None:

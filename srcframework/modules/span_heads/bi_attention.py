@@ -1,10 +1,10 @@
-from typing import Dict, Optional
+from typing import Optional, Tuple
 
 import torch
 
 from srcframework.modules.seq2seq_encoders.padded_bilstm import PaddedBiLstm
 from srcframework.modules.span_heads.span_head import SpanHead
-from srcframework.modules.span_heads.span_ops import best_span, mask_logits, span_loss
+from srcframework.modules.span_heads.span_ops import mask_logits
 
 
 @SpanHead.register("bi_attention")
@@ -43,10 +43,9 @@ class BiAttentionSpanHead(SpanHead):
         dropout: float = 0.2,
         max_span_length: int = 30,
     ) -> None:
-        super().__init__()
+        super().__init__(max_span_length)
         self.input_dim = input_dim
         modeling_dim = modeling_dim or input_dim // 2
-        self.max_span_length = max_span_length
         self.similarity = torch.nn.Linear(3 * input_dim, 1)
         self.modeling = PaddedBiLstm(4 * input_dim, modeling_dim, modeling_layers, dropout)
         self.span_end = PaddedBiLstm(2 * modeling_dim, modeling_dim)
@@ -66,20 +65,9 @@ class BiAttentionSpanHead(SpanHead):
         s_product = (context * w[2 * d :]) @ question.transpose(1, 2)
         return s_product + s_context.unsqueeze(2) + s_question.unsqueeze(1) + self.similarity.bias
 
-    def forward(  # type: ignore
-        self,
-        context: torch.Tensor,
-        context_mask: torch.BoolTensor,
-        question: torch.Tensor,
-        question_mask: torch.BoolTensor,
-        span_start: Optional[torch.LongTensor] = None,
-        span_end: Optional[torch.LongTensor] = None,
-    ) -> Dict[str, torch.Tensor]:
-        if context.size(-1) != self.input_dim or question.size(-1) != self.input_dim:
-            raise ValueError(
-                f"bi_attention head expects encodings of size {self.input_dim}, got context "
-                f"{tuple(context.shape)} and question {tuple(question.shape)}"
-            )
+    def span_logits(
+        self, context: torch.Tensor, context_mask: torch.BoolTensor, question: torch.Tensor, question_mask: torch.BoolTensor
+    ) -> Tuple[torch.Tensor, torch.Tensor]:
         similarity = self.similarity_matrix(context, question)
         c2q = torch.softmax(mask_logits(similarity, question_mask.unsqueeze(1)), dim=-1)
         attended_question = c2q @ question
@@ -93,11 +81,4 @@ class BiAttentionSpanHead(SpanHead):
         end_modeled = self.span_end(modeled, context_mask)
         start_logits = self.start_output(self.dropout(torch.cat([merged, modeled], -1))).squeeze(-1)
         end_logits = self.end_output(self.dropout(torch.cat([merged, end_modeled], -1))).squeeze(-1)
-        start_logits = mask_logits(start_logits, context_mask)
-        end_logits = mask_logits(end_logits, context_mask)
-        output = {"span_start_logits": start_logits, "span_end_logits": end_logits}
-        if not self.training:
-            output["best_span"] = best_span(start_logits, end_logits, self.max_span_length)
-        if span_start is not None and span_end is not None:
-            output["loss"] = span_loss(start_logits, end_logits, span_start, span_end)
-        return output
+        return start_logits, end_logits
