@@ -38,6 +38,10 @@ train bidaf_cpu_scale runs/bidaf_cpu_scale
 train bidaf_cpu_scale_augmented runs/bidaf_cpu_scale_augmented
 train bidaf_cpu_scale_augmented_mix runs/bidaf_cpu_scale_augmented_mix
 export BIDAF_AUGMENTED_MIX_ARCHIVE=runs/bidaf_cpu_scale_augmented_mix/model.tar.gz
+# the augmented model after 2 of its 3 (1.5 times longer) epochs: about the clean model's updates
+E2=runs/bidaf_cpu_scale_augmented_e2/model.tar.gz
+[ -f "$E2" ] || python scripts/archive_checkpoint.py runs/bidaf_cpu_scale_augmented --epoch 2 --output "$E2"
+export BIDAF_AUGMENTED_E2_ARCHIVE=$E2
 train bidaf_cpu_scale_asr_transcripts runs/bidaf_cpu_scale_asr_transcripts
 if [ "${WITH_MINILM:-0}" = 1 ]; then
   train transformer_qa_cpu_scale runs/transformer_qa_cpu_scale

@@ -39,6 +39,7 @@ DEFAULTS = {
     "STUDY_WITH_ASR": "0",
     "BIDAF_AUGMENTED_ARCHIVE": "runs/bidaf_cpu_scale_augmented/model.tar.gz",
     "BIDAF_AUGMENTED_MIX_ARCHIVE": "",
+    "BIDAF_AUGMENTED_E2_ARCHIVE": "",
     "BIDAF_TRANSCRIPTS_ARCHIVE": "runs/bidaf_cpu_scale_asr_transcripts/model.tar.gz",
     "TRANSFORMER_AUGMENTED_ARCHIVE": "",
     "NOISY_XQUAD": "runs/noisy",

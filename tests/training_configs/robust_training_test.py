@@ -70,10 +70,10 @@ def test_augmented_config_adds_noise_and_the_mix_variant_replaces():
     assert minilm["keep_clean"] is True and minilm["noisy_copy_weights"] == added["noisy_copy_weights"]
 
 
-def test_the_mix_variant_joins_the_study_when_named():
+def test_the_mix_variant_and_the_epoch_2_checkpoint_join_the_study_when_named():
     tiny = str(FIXTURES / "squad_tiny.json")
     variables = {"BIDAF_ARCHIVE": tiny, "BIDAF_AUGMENTED_ARCHIVE": tiny, "BIDAF_TRANSCRIPTS_ARCHIVE": tiny,
-                 "BIDAF_AUGMENTED_MIX_ARCHIVE": tiny, "SPOKEN_CASCADE": "0"}
+                 "BIDAF_AUGMENTED_MIX_ARCHIVE": tiny, "BIDAF_AUGMENTED_E2_ARCHIVE": tiny, "SPOKEN_CASCADE": "0"}
     study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=variables, require_files=False)
-    assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_augmented_mix", "bidaf_transcripts"]
-    assert study.models["bidaf_augmented_mix"].twin == "bidaf"
+    assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_augmented_e2", "bidaf_augmented_mix", "bidaf_transcripts"]
+    assert study.models["bidaf_augmented_mix"].twin == "bidaf" and study.models["bidaf_augmented_e2"].twin == "bidaf"

@@ -6,7 +6,8 @@
 //   allennlp compare training_configs/studies/robust_training.jsonnet -o runs/studies/robust_training
 // Variables: BIDAF_ARCHIVE, BIDAF_AUGMENTED_ARCHIVE, BIDAF_TRANSCRIPTS_ARCHIVE (defaults under
 // runs/), BIDAF_AUGMENTED_MIX_ARCHIVE (the variant whose noise replaces questions instead of adding
-// them), TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty: left out), NOISY_XQUAD
+// them), BIDAF_AUGMENTED_E2_ARCHIVE (the augmented model after 2 of its 3 epochs, about as many
+// updates as the clean model's 3: scripts/archive_checkpoint.py), TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty: left out), NOISY_XQUAD
 // (runs/noisy: the XQuAD ASR sets), STUDY_WITH_ASR ('1' adds our kal16 ASR set of XQuAD),
 // SPOKEN_CASCADE ('0' leaves the spoken rms set out),
 // SHARED_DATA (../shared/data). Each robust model names its
@@ -18,6 +19,7 @@ local noisy = std.extVar('NOISY_XQUAD');
 local transformer = std.extVar('TRANSFORMER_ARCHIVE');
 local transformer_augmented = std.extVar('TRANSFORMER_AUGMENTED_ARCHIVE');
 local bidaf_augmented_mix = std.extVar('BIDAF_AUGMENTED_MIX_ARCHIVE');
+local bidaf_augmented_e2 = std.extVar('BIDAF_AUGMENTED_E2_ARCHIVE');
 
 // A set of noised questions from a file, paired with the clean ones by id.
 local file_set(file, interface, order) = {
@@ -44,6 +46,9 @@ local our_set(noise, interface) = {
     bidaf_transcripts: { archive: std.extVar('BIDAF_TRANSCRIPTS_ARCHIVE'), batch_size: 40, twin: 'bidaf' },
   } + (if bidaf_augmented_mix != '' then {
          bidaf_augmented_mix: { archive: bidaf_augmented_mix, batch_size: 40, twin: 'bidaf' },
+       } else {})
+    + (if bidaf_augmented_e2 != '' then {
+         bidaf_augmented_e2: { archive: bidaf_augmented_e2, batch_size: 40, twin: 'bidaf' },
        } else {})
     + (if transformer != '' then { transformer: { archive: transformer, batch_size: 16 } } else {})
     + (if transformer_augmented != '' then {
