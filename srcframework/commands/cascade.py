@@ -6,7 +6,7 @@ import os
 
 from allennlp.commands import Subcommand
 
-from srcframework.commands.transcribe import add_transcription_arguments
+from srcframework.commands.transcribe import add_transcription_arguments, folder_and_settings
 from srcframework.jobs.cascade import run_cascade
 
 
@@ -38,19 +38,14 @@ class Cascade(Subcommand):
 
 
 def run(args: argparse.Namespace) -> dict:
+    folder, settings = folder_and_settings(args)
     metrics = run_cascade(
-        args.src_dir,
+        folder,
         args.archive_file,
         args.out_dir,
-        recognizer=args.recognizer,
-        split=args.split,
-        squad_path=args.squad,
-        workers=args.workers,
-        batch_size=args.batch_size,
+        settings,
         cuda_device=args.cuda_device,
         predict_batch_size=args.predict_batch_size,
-        progress=not args.no_progress,
-        skip_invalid=args.skip_invalid,
         transcripts_path=args.transcripts,
     )
     with open(os.path.join(args.out_dir, "report.md"), encoding="utf-8") as handle:

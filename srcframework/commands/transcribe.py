@@ -3,10 +3,12 @@ SQuAD file, with WER."""
 import argparse
 import json
 import logging
+from typing import Tuple
 
 from allennlp.commands import Subcommand
 
-from srcframework.jobs.transcription import transcribe_folder
+from srcframework.data.squad_src_layout import SquadSrcFolder
+from srcframework.jobs.transcription import TranscriptionSettings, transcribe
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +29,9 @@ def format_summary(summary: dict) -> str:
         f"{summary['no_audio']} questions without audio left out; {summary['empty_transcripts']} empty transcripts "
         "(kept in the output's transcription.empty_transcripts, counted in the WER)",
     ]
+    if summary.get("skipped"):
+        skipped = ", ".join(f"{n} {reason}" for reason, n in summary["skipped"].items())
+        lines.append(f"left out by the folder's join rules: {skipped}")
     if summary.get("invalid_audio"):
         lines.append(f"{summary['invalid_audio']} recordings left out (--skip-invalid):")
         lines.extend(f"  {row['path']}: {row['error']}" for row in summary["invalid_files"])
@@ -54,10 +59,17 @@ def add_transcription_arguments(subparser: argparse.ArgumentParser) -> None:
     subparser.add_argument("--batch-size", type=int, default=8, help="recordings per recognizer call")
     subparser.add_argument(
         "--skip-invalid", action="store_true",
-        help="leave out recordings that are missing, empty, unreadable or hold NaN/inf samples (counted and "
-             "listed) instead of stopping at the first",
+        help="leave out recordings that are missing, empty, unreadable or hold NaN/inf samples, and rows the "
+             "folder's join rules refuse (counted and listed) instead of stopping at the first",
     )
     subparser.add_argument("--no-progress", action="store_true")
+
+
+def folder_and_settings(args: argparse.Namespace) -> Tuple[SquadSrcFolder, TranscriptionSettings]:
+    """The folder and the transcription settings that the options of `add_transcription_arguments` give."""
+    folder = SquadSrcFolder(args.src_dir, split=args.split, squad_file=args.squad)
+    settings = TranscriptionSettings(args.recognizer, args.workers, args.batch_size, args.skip_invalid, not args.no_progress)
+    return folder, settings
 
 
 @Subcommand.register("transcribe")
@@ -81,17 +93,8 @@ class Transcribe(Subcommand):
 
 
 def run(args: argparse.Namespace) -> dict:
-    summary = transcribe_folder(
-        args.src_dir,
-        args.output_file,
-        recognizer=args.recognizer,
-        split=args.split,
-        squad_path=args.squad,
-        workers=args.workers,
-        batch_size=args.batch_size,
-        progress=not args.no_progress,
-        skip_invalid=args.skip_invalid,
-    )
+    folder, settings = folder_and_settings(args)
+    summary = transcribe(folder, args.output_file, settings)
     with open(f"{args.output_file}.wer.json", encoding="utf-8") as handle:
         print(format_wer(json.load(handle)))
     print(format_summary(summary))

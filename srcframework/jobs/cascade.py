@@ -1,10 +1,11 @@
 """The cascade job behind `allennlp cascade`: spoken questions -> ASR -> a trained text QA model,
 scored overall and per accent group in one call.
 
-1. The recordings of the SQuAD-SRC-layout folder SRC_DIR are transcribed into
-   `OUT_DIR/transcripts.json` (`srcframework.jobs.transcription`: journaled and resumable; a
-   rerun with the same recognizer reuses the file). With `--transcripts FILE` an existing
-   `allennlp transcribe` output of SRC_DIR is used instead and nothing is transcribed.
+1. The recordings of the SQuAD-SRC-layout folder SRC_DIR (a `SquadSrcFolder`, read under the
+   join rules the `squad_src` reader follows too) are transcribed into `OUT_DIR/transcripts.json`
+   (`srcframework.jobs.transcription`: journaled and resumable; a rerun with the same recognizer
+   reuses the file). With `--transcripts FILE` an existing `allennlp transcribe` output of
+   SRC_DIR is used instead and nothing is transcribed.
 2. That file is read with the archive's validation dataset reader and answered in batches
    (`Model.forward_on_instances`).
 3. `OUT_DIR/predictions.jsonl` gets one line per question (id, fid, prediction, answers, groups,
@@ -29,7 +30,8 @@ from tqdm import tqdm
 from srcframework.common.files import write_json_atomic, write_lines_atomic
 from srcframework.common.paths import check_output_path
 from srcframework.data.errors import DatasetError
-from srcframework.jobs.transcription import transcribe_folder
+from srcframework.data.squad_src_layout import SquadSrcFolder
+from srcframework.jobs.transcription import TranscriptionSettings, transcribe
 from srcframework.metrics.records import GROUP_KEYS, prediction_record
 from srcframework.reports.accent import accent_report, write_accent_report
 
@@ -68,13 +70,13 @@ def transcript_questions(path: str) -> Tuple[List[dict], dict]:
     return qas, meta
 
 
-def reuse_transcripts(path: str, src_dir: str) -> dict:
-    """The transcription summary of an existing `transcribe` output of `src_dir`; a file made
+def reuse_transcripts(path: str, folder: SquadSrcFolder) -> dict:
+    """The transcription summary of an existing `transcribe` output of `folder`; a file made
     from another folder is an error."""
     questions, meta = transcript_questions(path)
     source = meta.get("source")
-    if source is not None and os.path.realpath(source) != os.path.realpath(src_dir):
-        raise DatasetError(path, f"these are transcripts of {source}, not of {os.path.abspath(src_dir)}")
+    if source is not None and os.path.realpath(source) != os.path.realpath(folder.folder):
+        raise DatasetError(path, f"these are transcripts of {source}, not of {os.path.abspath(folder.folder)}")
     empty = len(meta.get("empty_transcripts", []))
     return {
         "transcripts_file": os.path.abspath(path),
@@ -111,27 +113,38 @@ def answer_file(
 
 
 def run_cascade(
-    src_dir: str,
+    folder: SquadSrcFolder,
     archive_path: str,
     out_dir: str,
-    recognizer="pocketsphinx",
-    split: str = "dev",
-    squad_path: Optional[str] = None,
-    workers: int = 1,
-    batch_size: int = 8,
+    settings: TranscriptionSettings = TranscriptionSettings(),
     cuda_device: int = -1,
     predict_batch_size: int = 32,
-    progress: bool = True,
-    skip_invalid: bool = False,
     transcripts_path: Optional[str] = None,
 ) -> dict:
-    """Transcribe (or, with `transcripts_path`, reuse a `transcribe` output), answer and score
-    (see the module docstring); returns the metrics."""
+    """
+    Transcribe `folder` (or, with `transcripts_path`, reuse a `transcribe` output of it), answer
+    and score (see the module docstring); returns the metrics.
+
+    # Parameters
+
+    folder : `SquadSrcFolder`
+    archive_path : `str`
+        The trained text QA model.
+    out_dir : `str`
+    settings : `TranscriptionSettings`, optional
+        How to transcribe; `settings.progress` also shows the answering's progress.
+    cuda_device : `int`, optional (default = `-1`)
+        The QA model's GPU (-1: CPU).
+    predict_batch_size : `int`, optional (default = `32`)
+        Questions per QA forward pass.
+    transcripts_path : `str`, optional
+        An existing `transcribe` output of `folder` to answer instead of transcribing.
+    """
     check_output_path(out_dir, "cascade output folder", is_dir=True)
     if not os.path.isfile(archive_path):
         raise FileNotFoundError(f"model archive not found: {archive_path}")
     if transcripts_path is not None:
-        transcription = reuse_transcripts(transcripts_path, src_dir)
+        transcription = reuse_transcripts(transcripts_path, folder)
     os.makedirs(out_dir, exist_ok=True)
     for name in OUTPUT_NAMES:  # an earlier run's results must not pass for this run's
         if os.path.exists(os.path.join(out_dir, name)):
@@ -139,13 +152,12 @@ def run_cascade(
             os.remove(os.path.join(out_dir, name))
     if transcripts_path is None:
         transcripts_path = os.path.join(out_dir, TRANSCRIPTS_NAME)
-        transcription = transcribe_folder(
-            src_dir, transcripts_path, recognizer, split=split, squad_path=squad_path,
-            workers=workers, batch_size=batch_size, progress=progress, skip_invalid=skip_invalid,
-        )
+        transcription = transcribe(folder, transcripts_path, settings)
     questions, meta = transcript_questions(transcripts_path)
     readable = len(questions) - transcription["empty_transcripts"]
-    predicted = answer_file(archive_path, transcripts_path, cuda_device, predict_batch_size, progress) if readable else {}
+    predicted = {}
+    if readable:
+        predicted = answer_file(archive_path, transcripts_path, cuda_device, predict_batch_size, settings.progress)
     records = []
     for qa in questions:
         records.append(prediction_record(
@@ -165,10 +177,10 @@ def run_cascade(
     write_lines_atomic(os.path.join(out_dir, "predictions.jsonl"), records)
     write_accent_report(report, out_dir)
     metrics = {
-        "src_dir": os.path.abspath(src_dir),
+        "src_dir": os.path.abspath(folder.folder),
         "archive": os.path.abspath(archive_path),
         "recognizer": meta.get("recognizer"),
-        "split": meta.get("split", split),
+        "split": meta.get("split", folder.split),
         "questions": len(records),
         "unanswered": unanswered,
         "em": report["overall"]["em"],

@@ -35,10 +35,8 @@ from srcframework.common.files import text_sha256, write_json_atomic
 from srcframework.common.worker_pool import worker_results
 from srcframework.data.squad_file import iter_questions, load_squad_json
 from srcframework.data.squad_src_layout import (
-    AUDIO_FOLDER_NAME,
-    SPEAKER_TABLE_NAME,
     Speaker,
-    squad_copy_candidates,
+    SquadSrcFolder,
     read_speaker_table,
     wav_name,
     write_fid2qid,
@@ -83,10 +81,10 @@ def restrict_dataset(dataset: dict, keep_ids: set) -> dict:
     return out
 
 
-def squad_copy_path(out_dir: str, split: str, squad_copy: dict) -> str:
+def squad_copy_path(folder: SquadSrcFolder, squad_copy: dict) -> str:
     """`OUT_DIR/squad.json`, unless that holds other questions (another split's): then
     `OUT_DIR/squad_<split>.json`."""
-    split_path, shared_path = squad_copy_candidates(out_dir, split)
+    split_path, shared_path = folder.squad_candidates()
     if os.path.exists(shared_path):
         with open(shared_path, encoding="utf-8") as handle:
             if json.load(handle) != squad_copy:
@@ -178,7 +176,8 @@ def synthesize_questions(
     speakers = assign_speakers(len(questions), voices, seed)
     plan = [(f"{split.upper()}{n:06d}", q, v) for n, (q, v) in enumerate(zip(questions, speakers), 1)]
 
-    os.makedirs(os.path.join(out_dir, AUDIO_FOLDER_NAME), exist_ok=True)
+    folder = SquadSrcFolder(out_dir, split)
+    os.makedirs(folder.audio_folder, exist_ok=True)
     config = {
         "split": split,
         "voices": [v.name for v in voices],
@@ -197,10 +196,10 @@ def synthesize_questions(
                 "use another folder or delete that one"
             )
     write_json_atomic(manifest_path, {"config": config, "complete": False})
-    for leftover in glob.glob(os.path.join(glob.escape(out_dir), AUDIO_FOLDER_NAME, ".*.wav.tmp")):
+    for leftover in glob.glob(os.path.join(glob.escape(folder.audio_folder), ".*.wav.tmp")):
         os.remove(leftover)
 
-    paths = {fid: os.path.join(out_dir, AUDIO_FOLDER_NAME, wav_name(fid, v.speaker)) for fid, _, v in plan}
+    paths = {fid: os.path.join(folder.audio_folder, wav_name(fid, v.speaker)) for fid, _, v in plan}
     todo = [(fid, v.name, q.question, paths[fid]) for fid, q, v in plan if not wav_is_done(paths[fid])]
     made_seconds, no_speech = 0.0, set()
     bar = tqdm(total=len(plan), initial=len(plan) - len(todo), desc="synthesizing", unit="q", disable=not progress)
@@ -220,10 +219,9 @@ def synthesize_questions(
         logger.warning("%s: the voice said nothing for question %s; it is left out", squad_path, qid)
     total_seconds = sum(soundfile.info(paths[fid]).frames for fid, _, _ in kept) / SAMPLE_RATE
     squad_copy = restrict_dataset(dataset, {q.qid for _, q, _ in kept})
-    write_json_atomic(squad_copy_path(out_dir, split, squad_copy), squad_copy)
-    speaker_table = os.path.join(out_dir, SPEAKER_TABLE_NAME)
-    write_speaker_table(speaker_table, _merge_speakers(speaker_table, voices))
-    write_fid2qid(os.path.join(out_dir, f"fid2qid_{split}.csv"), [(fid, q.qid) for fid, q, _ in kept])
+    write_json_atomic(squad_copy_path(folder, squad_copy), squad_copy)
+    write_speaker_table(folder.speaker_table_file, _merge_speakers(folder.speaker_table_file, voices))
+    write_fid2qid(folder.fid2qid_file(), [(fid, q.qid) for fid, q, _ in kept])
     wall = time.perf_counter() - started
     summary = {
         "questions": len(kept),

@@ -2,11 +2,13 @@
 `srcframework.data.squad_src_layout`) into a SQuAD-format file whose questions are the ASR
 transcripts, for `allennlp transcribe` and `allennlp cascade`.
 
-Every question of the SQuAD file (`--squad`, else `FOLDER/squad_<split>.json` or
-`FOLDER/squad.json`) that `fid2qid_<split>.csv` gives a recording in `wavs/` is transcribed; the
-others are left out and counted (`no_audio`). Each output question keeps its reference text as
-`original_question` and carries `fid`, `speaker`, `country` and `gender` (from `speakers.tsv`,
-else SQuAD-SRC's own speaker table).
+The folder is read through `SquadSrcFolder` (`spoken_questions`), under the join rules the
+`squad_src` reader follows too, in their `partial` form: every question of the SQuAD file
+(`--squad`, else `FOLDER/squad_<split>.json` or `FOLDER/squad.json`) that `fid2qid_<split>.csv`
+gives a recording in `wavs/` is transcribed; the others are left out and counted (`no_audio`), and
+so are rows whose question the SQuAD file lacks (`not_in_squad`). Each output question keeps its
+reference text as `original_question` and carries `fid`, `speaker`, `country` and `gender` (from
+`speakers.tsv`, else SQuAD-SRC's own speaker table).
 Questions whose transcript is empty cannot be read as SQuAD questions; they are listed under
 `transcription.empty_transcripts` of the output instead of `data` (and count as all-deleted in
 the WER).
@@ -27,36 +29,56 @@ import logging
 import os
 import time
 from collections import defaultdict
-from typing import Dict, List, Optional, Tuple
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
 
 from allennlp.common import Params
 from tqdm import tqdm
 
+from srcframework.common.audio import read_valid_wav
 from srcframework.common.files import text_sha256, write_json_atomic
 from srcframework.common.journal import JournalWriter, read_journal
 from srcframework.common.paths import check_output_path
 from srcframework.common.worker_pool import worker_results
 from srcframework.data.errors import DatasetError
-from srcframework.data.squad_file import iter_questions, load_squad_json
 from srcframework.data.squad_src_layout import (
-    AUDIO_FOLDER_NAME,
     DEFAULT_FILE_PATTERN,
-    SPEAKER_TABLE_NAME,
-    SQUAD_SRC_SPEAKERS,
-    Speaker,
-    squad_copy_candidates,
-    parse_wav_name,
-    read_fid2qid,
-    read_speaker_table,
+    UNKNOWN_QUESTION,
+    SquadSrcFolder,
+    SquadSrcJoin,
+    find_recordings as find_folder_recordings,
 )
 from srcframework.metrics.text_noise import wer
-from srcframework.common.audio import read_valid_wav
 from srcframework.speech.engines import SpeechRecognizer
 
 logger = logging.getLogger(__name__)
 
 NORMALIZATION = "lowercase, punctuation deleted (jiwer RemovePunctuation), whitespace collapsed"
-UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class TranscriptionSettings:
+    """
+    How `transcribe` runs, apart from which folder it reads.
+
+    # Parameters
+
+    recognizer : `Any`, optional (default = `"pocketsphinx"`)
+        A registered recognizer name, a JSON object string or a dict (`parse_recognizer`).
+    workers : `int`, optional (default = `1`)
+        Worker processes.
+    batch_size : `int`, optional (default = `8`)
+        Recordings per recognizer call.
+    skip_invalid : `bool`, optional (default = `False`)
+        Bad recordings and broken join rules are counted and left out instead of stopping the run.
+    progress : `bool`, optional (default = `True`)
+    """
+
+    recognizer: Any = "pocketsphinx"
+    workers: int = 1
+    batch_size: int = 8
+    skip_invalid: bool = False
+    progress: bool = True
 
 
 def parse_recognizer(text) -> dict:
@@ -79,31 +101,19 @@ def parse_recognizer(text) -> dict:
 
 
 def find_recordings(src_dir: str, file_pattern: str = DEFAULT_FILE_PATTERN) -> Tuple[Dict[str, Tuple[str, str]], int]:
-    """`({fid: (speaker, path)}, files ignored)` of `src_dir/wavs`; names that do not match the
-    pattern are counted and logged. A file id recorded twice is an error naming both files."""
-    folder = os.path.join(src_dir, AUDIO_FOLDER_NAME)
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"no audio folder: {folder}")
-    recordings: Dict[str, Tuple[str, str]] = {}
-    ignored = 0
-    for name in sorted(os.listdir(folder)):
-        parsed = parse_wav_name(name, file_pattern)
-        if parsed is None:
-            if not name.startswith("."):
-                logger.warning("ignoring %s: the name does not match %s", os.path.join(folder, name), file_pattern)
-            ignored += 1
-            continue
-        fid, speaker = parsed
-        path = os.path.join(folder, name)
-        if fid in recordings:
-            raise ValueError(f"file id {fid} has two recordings: {recordings[fid][1]} and {path}")
-        recordings[fid] = (speaker, path)
-    return recordings, ignored
+    """`({fid: (speaker, path)}, files ignored)` of `src_dir/wavs`, found by `SquadSrcFolder`'s
+    rules (kept for `benchmarks/cascade_latency.py`)."""
+    folder = SquadSrcFolder(src_dir, file_pattern=file_pattern)
+    ignored: List[str] = []
+    found = find_folder_recordings(folder.audio_folder, file_pattern, ignored=ignored)
+    return {fid: (speaker, path) for fid, (path, speaker) in found.items()}, len(ignored)
 
 
-def speaker_table(src_dir: str) -> Dict[str, Speaker]:
-    path = os.path.join(src_dir, SPEAKER_TABLE_NAME)
-    return read_speaker_table(path) if os.path.exists(path) else dict(SQUAD_SRC_SPEAKERS)
+def spoken_questions(folder: SquadSrcFolder, skip_invalid: bool = False) -> SquadSrcJoin:
+    """The questions `transcribe` transcribes: the folder's `partial` join (a row without a
+    recording, or whose question the SQuAD file lacks, is a counted skip), questions without
+    answers included."""
+    return folder.join(skip_invalid=skip_invalid, partial=True, require_answers=False)
 
 
 def job_key(recognizer: dict, split: str, items: List[Tuple[str, str, str]]) -> str:
@@ -192,11 +202,19 @@ def transcribe_folder(
     progress: bool = True,
     skip_invalid: bool = False,
 ) -> dict:
+    """`transcribe` of the folder `src_dir` (its `split`, `squad_path` and `file_pattern`: see
+    `SquadSrcFolder`) with these settings (see `TranscriptionSettings`)."""
+    folder = SquadSrcFolder(src_dir, split=split, squad_file=squad_path, file_pattern=file_pattern)
+    return transcribe(folder, output_path, TranscriptionSettings(recognizer, workers, batch_size, skip_invalid, progress))
+
+
+def transcribe(folder: SquadSrcFolder, output_path: str, settings: TranscriptionSettings = TranscriptionSettings()) -> dict:
     """
-    Transcribes the recordings of `src_dir` into the SQuAD file `output_path` (and writes
-    `output_path + ".wer.json"`); returns a summary: questions (transcribed), transcribed_now,
-    reused (from the journal or an earlier output), no_audio (questions without a recording),
-    not_in_squad (recordings whose question the SQuAD file lacks), ignored_files,
+    Transcribes the recordings of `folder` (`spoken_questions`) into the SQuAD file `output_path`
+    (and writes `output_path + ".wer.json"`); returns a summary: questions (transcribed),
+    transcribed_now, reused (from the journal or an earlier output), no_audio (questions without
+    a recording), not_in_squad (rows whose question the SQuAD file lacks), skipped (every row or
+    file the join left out, by reason), ignored_files (files in `wavs/` that are not audio),
     invalid_audio (recordings left out as missing, empty, unreadable or non-finite) and
     invalid_files (`{fid, path, error}` of each), empty_transcripts, audio_seconds and
     asr_seconds (of the recordings transcribed now), real_time_factor (asr_seconds /
@@ -204,68 +222,49 @@ def transcribe_folder(
 
     A bad recording stops the run with a `DatasetError` naming the file; what was transcribed
     before stays in the journal, so a rerun after the file is repaired redoes nothing else. With
-    `skip_invalid` bad recordings are counted, listed and left out, and the run goes on.
-    A question id used twice in the SQuAD file is an error naming the id and the file.
+    `settings.skip_invalid` bad recordings and broken join rules are counted, listed and left out,
+    and the run goes on. A question id used twice in the SQuAD file is an error naming the id and
+    the file.
     """
-    params = parse_recognizer(recognizer)
+    params = parse_recognizer(settings.recognizer)
     check_output_path(output_path, "transcribe output file")
-    if workers < 1 or batch_size < 1:
+    if settings.workers < 1 or settings.batch_size < 1:
         raise ValueError("workers and batch_size must be at least 1")
-    if squad_path is None:
-        candidates = squad_copy_candidates(src_dir, split)
-        squad_path = next((path for path in candidates if os.path.exists(path)), None)
-        if squad_path is None:
-            raise FileNotFoundError(f"no SQuAD file: neither {' nor '.join(candidates)} exists; give it with --squad")
-    elif not os.path.exists(squad_path):
-        raise FileNotFoundError(f"SQuAD file not found: {squad_path}")
-    fid2qid_path = os.path.join(src_dir, f"fid2qid_{split}.csv")
-    rows = read_fid2qid(fid2qid_path)
-    speakers = speaker_table(src_dir)
-    recordings, ignored = find_recordings(src_dir, file_pattern)
-    dataset = load_squad_json(squad_path)
-    # iter_questions refuses a question id used twice, naming the id and the file
-    questions = {q.qid: q for q in iter_questions(squad_path, dataset, require_answers=False)}
-
-    by_qid: Dict[str, Tuple[str, str, str]] = {}  # qid -> (fid, speaker, path)
-    not_in_squad = 0
-    for fid, qid in rows:
-        if fid not in recordings:
-            continue
-        if qid not in questions:
-            not_in_squad += 1
-            continue
-        if qid in by_qid:
-            raise ValueError(f"{fid2qid_path}: question {qid} has two recordings ({by_qid[qid][0]} and {fid})")
-        by_qid[qid] = (fid, *recordings[fid])
-    no_audio = len(questions) - len(by_qid)
-    if not by_qid:
+    join = spoken_questions(folder, settings.skip_invalid)
+    if not join.questions:
         raise ValueError(
-            f"{src_dir}: no recording of {fid2qid_path} is of a question of {squad_path} "
-            f"({len(rows)} rows, {len(recordings)} recordings)"
+            f"{folder.folder}: no recording of {join.fid2qid_file} is of a question of {join.squad_file} "
+            f"({join.rows} rows, {join.recordings} recordings)"
         )
+    if join.skipped:
+        logger.warning("%s: left out %s", folder.folder, dict(join.skipped))
+    if join.ignored_files:
+        logger.info("ignoring %d files that are not audio: %s", len(join.ignored_files), ", ".join(join.ignored_files))
+    no_audio = join.squad_questions - len(join.questions)
     if no_audio:
-        logger.warning("%d questions of %s have no recording in %s; they are left out", no_audio, squad_path, src_dir)
-    unknown = sorted({s for _, s, _ in by_qid.values() if s not in speakers})
-    if unknown:
-        logger.warning("speakers %s are not in %s: country and gender %r", unknown, SPEAKER_TABLE_NAME, UNKNOWN)
+        logger.warning("%d questions of %s have no recording in %s; they are left out",
+                       no_audio, join.squad_file, folder.folder)
 
-    items = sorted((fid, qid, os.path.basename(path)) for qid, (fid, _, path) in by_qid.items())
-    key = job_key(params, split, items)
+    items = sorted((s.fid, s.question.qid, os.path.basename(s.audio)) for s in join.questions)
+    key = job_key(params, join.split, items)
     journal_path = f"{output_path}.journal.jsonl"
     done = _previous_output(output_path, key)
     if done is None:
         rows = read_journal(journal_path, key, "another recognizer, split or set of recordings")
         done = {row["fid"]: (row["transcript"], row["seconds"]) for row in rows}
-    todo = [(fid, path) for fid, _, path in sorted(by_qid.values()) if fid not in done]
+    todo = sorted((s.fid, s.audio) for s in join.questions if s.fid not in done)
     module = recognizer_module(params)
+    batch_size, progress = settings.batch_size, settings.progress
     batches = [(params, module, todo[k : k + batch_size]) for k in range(0, len(todo), batch_size)]
     started = time.perf_counter()
     audio_now = 0.0
     invalid: List[dict] = []
     if batches:
-        header = {"key": key, "recognizer": params, "split": split}
-        bar = tqdm(total=len(by_qid), initial=len(by_qid) - len(todo), desc="transcribing", unit="q", disable=not progress)
-        with JournalWriter(journal_path, header) as journal, worker_results(_transcribe_batch, batches, workers) as results:
+        header = {"key": key, "recognizer": params, "split": join.split}
+        total = len(join.questions)
+        bar = tqdm(total=total, initial=total - len(todo), desc="transcribing", unit="q", disable=not progress)
+        pool = worker_results(_transcribe_batch, batches, settings.workers)
+        with JournalWriter(journal_path, header) as journal, pool as results:
             try:
                 for result in results:
                     good = [row for row in result if "error" not in row]
@@ -274,7 +273,7 @@ def transcribe_folder(
                         done[row["fid"]] = (row["transcript"], row["seconds"])
                         audio_now += row["seconds"]
                     bad = [row for row in result if "error" in row]
-                    if bad and not skip_invalid:
+                    if bad and not settings.skip_invalid:
                         raise DatasetError(
                             bad[0]["path"],
                             f"{bad[0]['error']}; the {len(done)} transcripts done so far are kept in {journal_path} "
@@ -294,18 +293,21 @@ def transcribe_folder(
         logger.warning("%d recordings left out as missing, empty, unreadable or non-finite: %s",
                        len(invalid), ", ".join(row["path"] for row in invalid))
     records = []
-    for qid, (fid, speaker, _) in by_qid.items():
-        if fid not in done:
+    for spoken in join.questions:
+        if spoken.fid not in done:
             continue  # an invalid recording, left out
-        entry = speakers.get(speaker, Speaker(speaker, UNKNOWN, UNKNOWN))
-        records.append({"qid": qid, "fid": fid, "speaker": speaker, "country": entry.country,
-                        "gender": entry.gender, "reference": questions[qid].question, "transcript": done[fid][0]})
+        speaker = spoken.speaker
+        records.append({"qid": spoken.question.qid, "fid": spoken.fid, "speaker": speaker.speaker,
+                        "country": speaker.country, "gender": speaker.gender,
+                        "reference": spoken.question.question, "transcript": done[spoken.fid][0]})
     if not records:
-        raise ValueError(f"{src_dir}: every one of the {len(invalid)} recordings to transcribe is invalid; none is left")
+        raise ValueError(
+            f"{folder.folder}: every one of the {len(invalid)} recordings to transcribe is invalid; none is left"
+        )
     report = wer_report(records)
-    meta = {"recognizer": params, "split": split, "source": os.path.abspath(src_dir), "key": key,
+    meta = {"recognizer": params, "split": join.split, "source": os.path.abspath(folder.folder), "key": key,
             "invalid_audio": invalid}
-    output, empty = transcript_dataset(dataset, {r["qid"]: r for r in records}, meta)
+    output, empty = transcript_dataset(join.dataset, {r["qid"]: r for r in records}, meta)
     write_json_atomic(output_path, output)
     write_json_atomic(f"{output_path}.wer.json", report)
     if os.path.exists(journal_path):
@@ -315,8 +317,9 @@ def transcribe_folder(
         "transcribed_now": len(todo),
         "reused": len(records) - len(todo),
         "no_audio": no_audio,
-        "not_in_squad": not_in_squad,
-        "ignored_files": ignored,
+        "not_in_squad": join.skipped[UNKNOWN_QUESTION],
+        "skipped": dict(join.skipped),
+        "ignored_files": len(join.ignored_files),
         "invalid_audio": len(invalid),
         "invalid_files": invalid,
         "empty_transcripts": empty,

@@ -12,13 +12,13 @@ from allennlp.data.data_loaders import MultiProcessDataLoader
 from allennlp.data.samplers import BucketBatchSampler
 
 from srcframework.data.audio_indexers.audio_indexer import AudioTooLong, WaveformIndexer
-from srcframework.data.dataset_readers.squad_src import SquadSrcReader, find_recordings, match_fid2qid
+from srcframework.data.dataset_readers.squad_src import SquadSrcReader
 from srcframework.data.errors import DatasetError
 from srcframework.data.fields.audio_field import AudioField, padding_fraction
 from srcframework.data.squad_src_layout import Speaker, wav_name, write_fid2qid, write_speaker_table
 from srcframework.common.audio import write_wav_atomic
 from srcframework.speech.flite import FliteSynthesizer
-from tests.conftest import FIXTURES, shared_file
+from tests.conftest import FIXTURES
 
 QIDS = ["q1", "q2", "q3", "q4", "q5", "q6"]
 FIDS = [f"DEV{n:06d}" for n in range(1, 7)]
@@ -281,32 +281,3 @@ def test_text_to_instance_for_a_predictor(built):
     assert from_memory["metadata"]["id"] is None and from_memory["metadata"]["audio"] is None
     skipping = SquadSrcReader(audio_indexer=WaveformIndexer(max_seconds=0.5, overflow="skip"))
     assert skipping.text_to_instance(str(wav(built, 0)), context) is None
-
-
-def test_match_fid2qid_and_find_recordings(built):
-    match = match_fid2qid(built / "fid2qid_dev.csv", built / "squad_dev.json")
-    assert [(fid, q.qid) for fid, q in match.rows] == list(zip(FIDS, QIDS))
-    assert match.unlisted == ["q7", "q8", "q9"]
-    recordings = find_recordings(str(built / "wavs"))
-    assert recordings == {fid: (str(wav(built, i)), SPEAKERS[i]) for i, fid in enumerate(FIDS)}
-
-
-def test_real_squad_src_dev_ids_map_to_squad_dev():
-    fid2qid = shared_file("squad_src/fid2qid_dev.csv")
-    squad = shared_file("squad/dev-v1.1.json")
-    match = match_fid2qid(fid2qid, squad)
-    assert len(match.rows) == 10570 and match.unlisted == []
-    assert all(fid.startswith("DEV") for fid, _ in match.rows)
-    assert len({q.qid for _, q in match.rows}) == 10570
-
-
-def test_duplicate_question_ids_in_the_squad_file_name_the_id_and_file(tmp_path):
-    data = json.loads((FIXTURES / "squad_tiny.json").read_text())
-    data["data"][1]["paragraphs"][0]["qas"][0]["id"] = "q1"
-    squad_file = tmp_path / "squad_dev.json"
-    squad_file.write_text(json.dumps(data))
-    write_fid2qid(tmp_path / "fid2qid_dev.csv", list(zip(FIDS, QIDS)))
-    for skip_invalid in (False, True):
-        with pytest.raises(DatasetError) as error:
-            match_fid2qid(tmp_path / "fid2qid_dev.csv", squad_file, skip_invalid=skip_invalid)
-        assert str(error.value).startswith(f"{squad_file} (question id 'q1'): duplicate question id")
