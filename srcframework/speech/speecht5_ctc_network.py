@@ -25,6 +25,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
+from srcframework.common.conv_frames import convolve_per_utterance, min_samples
+
 BLANK = "<blank>"
 # id 0 is the CTC blank; then space, apostrophe, letters and digits
 CHARACTERS: List[str] = [BLANK, " ", "'"] + list("abcdefghijklmnopqrstuvwxyz") + list("0123456789")
@@ -44,14 +46,6 @@ def normalize_transcript(text: str, characters: Sequence[str] = CHARACTERS) -> s
     text = "".join(c for c in text if not unicodedata.combining(c)).lower()
     text = "".join(c if c in allowed else " " for c in text)
     return " ".join(text.split())
-
-
-def min_samples(conv_kernel: Sequence[int], conv_stride: Sequence[int]) -> int:
-    """The fewest samples that give one frame out of a convolution stack."""
-    samples = 1
-    for kernel, stride in reversed(list(zip(conv_kernel, conv_stride))):
-        samples = (samples - 1) * stride + kernel
-    return samples
 
 
 def pad_rows(rows: List[torch.Tensor]) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -133,13 +127,7 @@ class SpeechT5CtcNetwork(torch.nn.Module):
         """`(B x L x hidden encodings, B x L frame mask)` of a `B x T` waveform batch whose row i
         holds `lengths[i]` real samples."""
         prenet = self.encoder.prenet
-        features = []
-        for row, length in zip(waveform, lengths.tolist()):
-            samples = row[:length]
-            if length < self.min_samples:
-                samples = torch.nn.functional.pad(samples, (0, self.min_samples - length))
-            features.append(prenet.feature_encoder(samples.unsqueeze(0))[0].transpose(0, 1))
-        features = torch.nn.utils.rnn.pad_sequence(features, batch_first=True)
+        features = convolve_per_utterance(prenet.feature_encoder, waveform, lengths, self.min_samples)
         frames = self.frames(lengths.to(features.device))
         mask = torch.arange(features.size(1), device=features.device).unsqueeze(0) < frames.unsqueeze(1)
         hidden, _ = prenet.feature_projection(features)

@@ -5,6 +5,7 @@ import numpy
 import torch
 
 from srcframework.common.audio import resample, to_mono_float32
+from srcframework.common.conv_frames import min_samples
 from srcframework.speech.engines import SpeechRecognizer
 
 
@@ -43,9 +44,7 @@ class Wav2Vec2CtcRecognizer(SpeechRecognizer):
         self.model = Wav2Vec2ForCTC.from_pretrained(model_name_or_path).to(device).eval()
         self.sample_rate = self.processor.feature_extractor.sampling_rate
         # The shortest input that gives one frame; shorter waveforms are padded with silence.
-        self.min_samples = 1
-        for kernel, stride in reversed(list(zip(self.model.config.conv_kernel, self.model.config.conv_stride))):
-            self.min_samples = (self.min_samples - 1) * stride + kernel
+        self.min_samples = min_samples(self.model.config.conv_kernel, self.model.config.conv_stride)
 
     def transcribe(self, waveforms: List[numpy.ndarray], sample_rate: int) -> List[str]:
         audio = [resample(to_mono_float32(w), sample_rate, self.sample_rate) for w in waveforms]

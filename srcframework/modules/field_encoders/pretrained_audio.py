@@ -3,7 +3,8 @@ from typing import Dict, Tuple
 import torch
 from allennlp.nn.util import get_mask_from_sequence_lengths
 
-from srcframework.modules.field_encoders.audio_frames import audio_lengths, convolve_per_utterance, min_samples
+from srcframework.common.conv_frames import convolve_per_utterance, min_samples
+from srcframework.modules.field_encoders.audio_frames import audio_lengths
 from srcframework.modules.field_encoders.pretrained import PretrainedFieldEncoder
 
 
