@@ -4,6 +4,7 @@ import argparse
 from typing import List
 
 from allennlp.commands import Subcommand
+from allennlp.common.checks import ConfigurationError
 
 from srcframework.metrics.records import GROUP_KEYS, records_from_predictions
 from srcframework.reports.accent import accent_report, markdown_report, write_accent_report
@@ -46,9 +47,9 @@ class AccentReport(Subcommand):
 
 
 def run(args: argparse.Namespace) -> dict:
-    records = [record for path in args.predictions for record in records_from_predictions(path)]
     if args.bootstrap < 0:
-        raise ValueError("--bootstrap must be 0 (no intervals) or more")
+        raise ConfigurationError("--bootstrap must be 0 (no intervals) or more")
+    records = [record for path in args.predictions for record in records_from_predictions(path)]
     report = accent_report(records, args.group_keys, bootstrap=args.bootstrap or None, seed=args.seed)
     write_accent_report(report, args.output_dir, args.title)
     print(markdown_report(report, args.title), end="")

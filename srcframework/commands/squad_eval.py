@@ -3,7 +3,9 @@
 Strict: the data file is validated (`iter_questions`: an empty gold answer, a paragraph without
 `qas`, a duplicate question id are errors naming the file and question or paragraph); an empty
 predictions file, `{}`, a non-string answer, or predictions whose ids match no question of the data
-are errors naming the predictions file. Unanswered questions score 0 and are counted.
+are errors naming the predictions file (`load_predictions` in `srcframework.metrics.records`, which
+reads `allennlp predict` output with the same reader as the accent report). Unanswered questions
+score 0 and are counted.
 """
 import argparse
 import json
@@ -16,66 +18,8 @@ from srcframework.common.files import write_text_atomic
 from srcframework.common.paths import check_output_path
 from srcframework.data.errors import DatasetError
 from srcframework.data.squad_file import iter_questions
+from srcframework.metrics.records import load_predictions
 from srcframework.metrics.squad import score_answers
-
-PREDICT_KEYS = ("id", "best_span_str")
-
-
-def _is_predict_row(value) -> bool:
-    return isinstance(value, dict) and all(key in value for key in PREDICT_KEYS)
-
-
-def load_predictions(path: str) -> Dict[str, str]:
-    """`{qid: answer}` from an official predictions file (one JSON object `{qid: answer}`), or from
-    `allennlp predict` JSON lines holding `id` and `best_span_str`. The two are told apart by
-    content, so a one-line `predict` output is read as such."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as err:
-        raise DatasetError(path, f"cannot read predictions: {err}") from None
-    if not text.strip():
-        raise DatasetError(path, "the predictions file is empty")
-    try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None
-    if isinstance(whole, dict) and not _is_predict_row(whole):
-        if not whole:
-            raise DatasetError(path, "the predictions file holds no predictions ({})")
-        for qid, answer in whole.items():
-            if not isinstance(answer, str):
-                raise DatasetError(path, f"the prediction is {type(answer).__name__} {answer!r}, not a string", qid)
-        return whole
-    return _load_predict_lines(path, text)
-
-
-def _load_predict_lines(path: str, text: str) -> Dict[str, str]:
-    predictions: Dict[str, str] = {}
-    lines: Dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            row = None
-        if not _is_predict_row(row):
-            raise DatasetError(
-                path,
-                f"line {number}: neither an official {{qid: answer}} file nor `allennlp predict` output "
-                "(one JSON object a line with id and best_span_str)",
-            )
-        qid, answer = str(row["id"]), row["best_span_str"]
-        if not isinstance(answer, str):
-            raise DatasetError(
-                path, f"line {number}: best_span_str is {type(answer).__name__} {answer!r}, not a string", qid
-            )
-        if qid in lines:
-            raise DatasetError(path, f"line {number}: a second prediction (the first is on line {lines[qid]})", qid)
-        lines[qid] = number
-        predictions[qid] = answer
-    return predictions
 
 
 def load_golds(path: str) -> Dict[str, List[str]]:

@@ -10,6 +10,10 @@ the journals are removed once it is complete.
 With `shard=(i, n)` a run noises every n-th question starting at i and writes
 `OUTPUT.shard-i-of-n.json`; a later run without a shard finds the shards' journals and only
 assembles `OUTPUT`.
+
+The file records its noise under `"noise"`: `config` (the params it was asked for, which the key
+is made from), `resolved` (the source's own `describe()`: defaults filled in, local paths
+absolute), `seed`, `input` (the input file's name) and `key`.
 """
 import copy
 import glob
@@ -19,6 +23,7 @@ import os
 from typing import Dict, List, Optional, Tuple
 
 from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
 from tqdm import tqdm
 
 from srcframework.common.files import file_sha256, text_sha256, write_json_atomic
@@ -34,6 +39,15 @@ logger = logging.getLogger(__name__)
 def config_key(noise_params: dict, seed: int, input_sha256: str) -> str:
     text = json.dumps({"noise": noise_params, "seed": seed, "input": input_sha256}, sort_keys=True)
     return text_sha256(text)[:16]
+
+
+def resolved_config(source: NoiseSource) -> dict:
+    """`source.describe()`, checked to be JSON before any question is noised."""
+    described = source.describe()
+    try:
+        return json.loads(json.dumps(described))
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{type(source).__name__}.describe() is not JSON: {err}") from None
 
 
 def collect_questions(dataset: dict) -> List[Tuple[str, str]]:
@@ -101,11 +115,34 @@ def make_challenge_set(
     shard: Tuple[int, int] = (0, 1),
     progress: bool = True,
 ) -> dict:
-    """Noise every question of `input_path` into `output_path`; returns counts."""
+    """
+    Noise every question of `input_path` into `output_path` (see the module docstring).
+
+    # Parameters
+
+    input_path : `str`
+        A SQuAD-format file; a question's `original_question`, where it has one, is what is noised.
+    output_path : `str`
+    noise_params : `dict`
+        Params of a registered `NoiseSource`.
+    seed : `int`, optional (default = `0`)
+    workers : `int`, optional (default = `1`)
+        Processes that noise batches in parallel.
+    batch_size : `int`, optional (default = `16`)
+        Questions per call of the noise source.
+    shard : `Tuple[int, int]`, optional (default = `(0, 1)`)
+        `(i, n)`: noise every n-th question from the i-th.
+    progress : `bool`, optional (default = `True`)
+
+    # Returns
+
+    `dict`: `questions`, `noised_now` and `complete` (whether `output_path` was written).
+    """
     index, count = shard
     if not (count >= 1 and 0 <= index < count):
-        raise ValueError(f"shard must be i/n with 0 <= i < n, got {index}/{count}")
-    NoiseSource.from_params(Params(copy.deepcopy(noise_params)))  # fail early on a bad config
+        raise ConfigurationError(f"shard must be i/n with 0 <= i < n, got {index}/{count}")
+    # built here too, so that a bad config fails before any work
+    resolved = resolved_config(NoiseSource.from_params(Params(copy.deepcopy(noise_params))))
     dataset = load_squad_json(input_path)
     key = config_key(noise_params, seed, file_sha256(input_path))
     questions = collect_questions(dataset)
@@ -131,7 +168,9 @@ def make_challenge_set(
                 bar.update(len(result))
         finally:
             bar.close()
-    meta = {"config": noise_params, "seed": seed, "input": os.path.basename(input_path), "key": key}
+    meta = {
+        "config": noise_params, "resolved": resolved, "seed": seed, "input": os.path.basename(input_path), "key": key
+    }
     if count > 1:
         shard_ids = {qid for qid, _ in mine}
         write_json_atomic(f"{output_path}.shard-{index}-of-{count}.json", apply_noise(dataset, done, meta, shard_ids))

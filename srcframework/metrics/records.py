@@ -1,5 +1,6 @@
 """The per-question prediction record: its fields, its group keys, how a model's output becomes
-one, how a `span_qa` predictor line is written and read back, and the question noise of a list of
+one, how a `span_qa` predictor line is written and read back (`predict_lines`, the one reader of
+`allennlp predict` output, for the records and for scoring), and the question noise of a list of
 records.
 
 A record is a dict with `id`, `prediction` (the answer string, or `None` for no answer, which
@@ -19,6 +20,8 @@ from srcframework.metrics.text_noise import question_noise_statistics
 
 GROUP_KEYS = ("country", "gender", "speaker")
 RECORD_KEYS = ("id", "prediction", "answers", "groups", "question", "original_question")
+# what every `allennlp predict` line holds, and what scoring reads from it
+PREDICT_KEYS = ("id", "best_span_str")
 # what a model's output must hold to become a record
 OUTPUT_KEYS = ("id", "best_span_str", "answers")
 # one line of `allennlp predict --predictor span_qa`
@@ -88,29 +91,60 @@ def _optional_text(value) -> Optional[str]:
     return value if isinstance(value, str) and value != "None" else None
 
 
-def records_from_predictions(path) -> List[dict]:
-    """Records from the JSON lines `allennlp predict --predictor span_qa` writes (`id`,
-    `best_span_str`, `answers`, `groups`, `question`, `original_question`). A malformed line, or
-    one without `id`, `best_span_str` or `answers`, is a `DatasetError` naming the file and line.
-    A `question` or `original_question` of null or "None" counts as absent."""
+def read_predictions_text(path) -> str:
+    """The text of a predictions file; a `DatasetError` naming it when it cannot be read."""
     try:
         with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as err:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as err:
         raise DatasetError(path, f"cannot read predictions: {err}") from None
-    records = []
-    for number, line in enumerate(lines, 1):
+
+
+def predict_lines(path, keys: Sequence[str], expected: str, text: Optional[str] = None) -> List[Tuple[int, dict]]:
+    """
+    `(line number, object)` of each non-blank line of JSON-lines predictions (`allennlp predict`
+    output). A line that is not a JSON object, or lacks one of `keys`, is a `DatasetError` naming
+    the file and line; so is a file without a line.
+
+    # Parameters
+
+    path : `str`
+    keys : `Sequence[str]`
+        The keys every line must hold.
+    expected : `str`
+        What the file should be, for the errors (e.g. "`span_qa` predict output").
+    text : `str`, optional
+        The file's text, where the caller has read it already.
+    """
+    text = read_predictions_text(path) if text is None else text
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as err:
-            raise DatasetError(path, f"line {number}: not JSON ({err.msg})") from None
+            raise DatasetError(path, f"line {number}: not JSON ({err.msg}); expected {expected}") from None
         if not isinstance(row, dict):
-            raise DatasetError(path, f"line {number}: expected a JSON object, got {type(row).__name__}")
-        missing = missing_output_keys(row)
+            raise DatasetError(path, f"line {number}: expected a JSON object ({expected}), got {type(row).__name__}")
+        missing = [key for key in keys if key not in row]
         if missing:
-            raise DatasetError(path, f"line {number}: missing key(s) {missing}; is this span_qa predict output?")
+            raise DatasetError(path, f"line {number}: missing key(s) {missing}; is this {expected}?")
+        rows.append((number, row))
+    if not rows:
+        raise DatasetError(path, "no predictions in the file")
+    return rows
+
+
+def records_from_predictions(path) -> List[dict]:
+    """Records from the JSON lines `allennlp predict --predictor span_qa` writes (`id`,
+    `best_span_str`, `answers`, `groups`, `question`, `original_question`), read by
+    `predict_lines`: a malformed line, or one without `id`, `best_span_str` or `answers`, is a
+    `DatasetError` naming the file and line. A `best_span_str` of null is no answer; a `question`
+    or `original_question` of null or "None" counts as absent. An id may occur on several lines
+    (one question read by several speakers)."""
+    records = []
+    for number, row in predict_lines(path, OUTPUT_KEYS, "`span_qa` predict output"):
         answers, groups = row["answers"], row.get("groups") or {}
         if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
             raise DatasetError(path, f"line {number}: answers must be a non-empty list of strings", row["id"])
@@ -128,9 +162,49 @@ def records_from_predictions(path) -> List[dict]:
                 _optional_text(row.get("original_question")),
             )
         )
-    if not records:
-        raise DatasetError(path, "no predictions in the file")
     return records
+
+
+def _is_predict_line(value) -> bool:
+    return isinstance(value, dict) and all(key in value for key in PREDICT_KEYS)
+
+
+def load_predictions(path) -> Dict[str, str]:
+    """
+    `{qid: answer}` for scoring, from an official predictions file (one JSON object `{qid: answer}`)
+    or from `allennlp predict` JSON lines holding `id` and `best_span_str` (read by
+    `predict_lines`). The two are told apart by content, so a one-line `predict` output is read as
+    such. Strict: an empty file, `{}`, an answer that is not a string, and a second prediction for
+    an id are `DatasetError`s naming the file (and line, and id).
+    """
+    text = read_predictions_text(path)
+    if not text.strip():
+        raise DatasetError(path, "the predictions file is empty")
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict) and not _is_predict_line(whole):
+        if not whole:
+            raise DatasetError(path, "the predictions file holds no predictions ({})")
+        for qid, answer in whole.items():
+            if not isinstance(answer, str):
+                raise DatasetError(path, f"the prediction is {type(answer).__name__} {answer!r}, not a string", qid)
+        return whole
+    expected = "an official {qid: answer} file or `allennlp predict` output"
+    predictions: Dict[str, str] = {}
+    lines: Dict[str, int] = {}
+    for number, row in predict_lines(path, PREDICT_KEYS, expected, text):
+        qid, answer = str(row["id"]), row["best_span_str"]
+        if not isinstance(answer, str):
+            raise DatasetError(
+                path, f"line {number}: best_span_str is {type(answer).__name__} {answer!r}, not a string", qid
+            )
+        if qid in lines:
+            raise DatasetError(path, f"line {number}: a second prediction (the first is on line {lines[qid]})", qid)
+        lines[qid] = number
+        predictions[qid] = answer
+    return predictions
 
 
 def read_records(path: str) -> List[dict]:

@@ -1,12 +1,9 @@
 import hashlib
-import inspect
 from typing import List, Optional
 
 from allennlp.common.checks import ConfigurationError
 
-from allennlp.common import Registrable
-
-from srcframework.noise.noise_source import NoiseSource
+from srcframework.noise.noise_source import NoiseSource, registered_config
 from srcframework.common.audio import resample
 from srcframework.speech.engines import SpeechRecognizer, SpeechSynthesizer
 from srcframework.speech.flite import FliteSynthesizer
@@ -14,20 +11,6 @@ from srcframework.speech.pocketsphinx_asr import PocketsphinxRecognizer
 
 SAMPLE_RATE = 16000
 CHUNK_SIZE = 64  # questions synthesised before they are handed to the recogniser, to bound memory
-
-
-def engine_config(engine: Registrable, base: type) -> dict:
-    """
-    `{"type": registered name, argument: value...}` of an engine registered under `base`, read from
-    the attributes named like its constructor arguments (the house style), so that
-    `base.from_params(Params(engine_config(engine, base)))` builds it again.
-    """
-    names = [name for name, (cls, _) in Registrable._registry[base].items() if cls is type(engine)]
-    config = {"type": names[0] if names else type(engine).__name__}
-    for name in list(inspect.signature(type(engine).__init__).parameters)[1:]:
-        if hasattr(engine, name) and not name.startswith("_"):
-            config[name] = getattr(engine, name)
-    return config
 
 
 @NoiseSource.register("asr")
@@ -100,8 +83,8 @@ class AsrNoise(NoiseSource):
     def describe(self) -> dict:
         config = {"type": "asr"}
         if self.synthesizers:
-            config["synthesizers"] = [engine_config(engine, SpeechSynthesizer) for engine in self.synthesizers]
+            config["synthesizers"] = [registered_config(engine, SpeechSynthesizer) for engine in self.synthesizers]
         else:
-            config["synthesizer"] = engine_config(self.synthesizer, SpeechSynthesizer)
-        config["recognizer"] = engine_config(self.recognizer, SpeechRecognizer)
+            config["synthesizer"] = registered_config(self.synthesizer, SpeechSynthesizer)
+        config["recognizer"] = registered_config(self.recognizer, SpeechRecognizer)
         return config

@@ -1,7 +1,6 @@
 from typing import List, Optional
 
-from srcframework.noise.asr import engine_config
-from srcframework.noise.noise_source import NoiseSource
+from srcframework.noise.noise_source import NoiseSource, registered_config
 from srcframework.speech.apertium import ApertiumTranslator
 from srcframework.speech.engines import Translator
 
@@ -40,6 +39,6 @@ class BackTranslationNoise(NoiseSource):
     def describe(self) -> dict:
         return {
             "type": "back_translation",
-            "forward": engine_config(self.forward, Translator),
-            "backward": engine_config(self.backward, Translator),
+            "forward": registered_config(self.forward, Translator),
+            "backward": registered_config(self.backward, Translator),
         }

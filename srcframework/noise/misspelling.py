@@ -4,7 +4,7 @@ from typing import Dict, List, Optional
 
 from allennlp.common.file_utils import cached_path
 
-from srcframework.noise.noise_source import NoiseSource, question_rng
+from srcframework.noise.noise_source import NoiseSource, absolute_path, question_rng
 
 # Wikipedia's list of common misspellings (CC BY-SA), in the shared data folder
 DEFAULT_LIST_NAME = os.path.join("misspellings", "wikipedia_common_misspellings.txt")
@@ -111,4 +111,4 @@ class MisspellingNoise(NoiseSource):
         return WORD.sub(replace, question)
 
     def describe(self) -> dict:
-        return {"type": "misspelling", "path": self.path, "word_probability": self.word_probability}
+        return {"type": "misspelling", "path": absolute_path(self.path), "word_probability": self.word_probability}

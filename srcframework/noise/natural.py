@@ -4,7 +4,7 @@ from allennlp.common.file_utils import cached_path
 
 from srcframework.data.errors import DatasetError
 from srcframework.data.squad_file import load_squad_json
-from srcframework.noise.noise_source import NoiseSource
+from srcframework.noise.noise_source import NoiseSource, absolute_path
 
 MISSING_CHOICES = ("error", "keep")
 
@@ -80,4 +80,4 @@ class NaturalNoise(NoiseSource):
         return noised
 
     def describe(self) -> dict:
-        return {"type": "natural", "path": self.path, "missing": self.missing}
+        return {"type": "natural", "path": absolute_path(self.path), "missing": self.missing}

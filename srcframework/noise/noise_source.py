@@ -1,4 +1,7 @@
 import hashlib
+import inspect
+import json
+import os
 import random
 from typing import List
 
@@ -10,6 +13,33 @@ def question_rng(seed: int, question: str, salt: str = "") -> random.Random:
     the same noise whatever the batching, order, sharding or number of workers."""
     digest = hashlib.sha256(f"{seed}\x1f{salt}\x1f{question}".encode("utf-8")).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def absolute_path(path: str) -> str:
+    """A local path made absolute; a URL (`scheme://...`) as it is."""
+    return str(path) if "://" in str(path) else os.path.abspath(path)
+
+
+def registered_config(component: Registrable, base: type) -> dict:
+    """
+    `{"type": registered name, argument: value...}` of a component registered under `base`, read
+    from the attributes named like its constructor arguments (the house style), so that
+    `base.from_params(Params(registered_config(component, base)))` builds it again.
+    """
+    names = [name for name, (cls, _) in Registrable._registry[base].items() if cls is type(component)]
+    config = {"type": names[0] if names else type(component).__name__}
+    for name in list(inspect.signature(type(component).__init__).parameters)[1:]:
+        if hasattr(component, name) and not name.startswith("_"):
+            config[name] = getattr(component, name)
+    return config
+
+
+def _is_json(value) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 class NoiseSource(Registrable):
@@ -30,5 +60,13 @@ class NoiseSource(Registrable):
         raise NotImplementedError
 
     def describe(self) -> dict:
-        """The source's configuration, recorded in challenge-set files next to the noised questions."""
-        return {"type": self.__class__.__name__}
+        """
+        The source's configuration as it was built: defaults filled in and local paths absolute.
+        `make_challenge_set` records it in every challenge set beside the config it was given.
+
+        This default gives the registered name and the JSON values of the attributes named like
+        the constructor's arguments; a source whose settings are not all such attributes says
+        what it is itself.
+        """
+        config = registered_config(self, NoiseSource)
+        return {key: value for key, value in config.items() if _is_json(value)}

@@ -5,7 +5,7 @@ from allennlp.common.checks import ConfigurationError
 
 from srcframework.data.errors import DatasetError
 from srcframework.noise.natural import read_questions_by_id
-from srcframework.noise.noise_source import NoiseSource, question_rng
+from srcframework.noise.noise_source import NoiseSource, absolute_path, question_rng
 
 CLEAN = "clean"
 
@@ -74,4 +74,5 @@ class NoisyCopies(NoiseSource):
         return noised
 
     def describe(self) -> dict:
-        return {"type": "noisy_copies", "copies": dict(self.copies), "weights": dict(self.weights)}
+        copies = {name: absolute_path(path) for name, path in self.copies.items()}
+        return {"type": "noisy_copies", "copies": copies, "weights": dict(self.weights)}

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
+from allennlp.common.checks import ConfigurationError
 
 from srcframework.common.files import atomic_output, write_text_atomic
 from srcframework.metrics.records import GROUP_KEYS, question_pairs
@@ -120,7 +121,7 @@ def accent_report(
     if not records:
         raise ValueError("no records to report on")
     if isinstance(group_keys, str):
-        raise TypeError(f"group_keys must be a sequence of keys, not the string {group_keys!r}")
+        raise ConfigurationError(f"group_keys must be a sequence of keys, not the string {group_keys!r}")
     for index, record in enumerate(records):
         _check_record(index, record)
     report = {"overall": _scores(records)}

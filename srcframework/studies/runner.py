@@ -32,6 +32,7 @@ import multiprocessing
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
+from allennlp.common.checks import ConfigurationError
 from filelock import FileLock
 from tqdm import tqdm
 
@@ -365,9 +366,9 @@ def run_study(
     """
     index, count = shard
     if not (count >= 1 and 0 <= index < count):
-        raise ValueError(f"shard must be i/n with 0 <= i < n, got {index}/{count}")
+        raise ConfigurationError(f"shard must be i/n with 0 <= i < n, got {index}/{count}")
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+        raise ConfigurationError(f"workers must be at least 1, got {workers}")
     if merge and (count > 1 or force):
         raise ValueError("--merge only assembles finished pairs: give it without --shard and --force")
     os.makedirs(os.path.join(out_dir, "pairs"), exist_ok=True)

@@ -182,6 +182,15 @@ class _Checker:
         if not NAME_PATTERN.match(name):
             self.fail(key, f"name {name!r} must be letters, digits, '_', '.' or '-' (it names a folder)")
 
+    def entry(self, section: str, name: str, value: Any, allowed: set) -> Tuple[str, dict]:
+        """`(key, settings)` of the entry `name` of `section` (`models`, `test_sets`): its name,
+        its being an object and its keys checked."""
+        key = f"{section}.{name}"
+        self.name(name, key)
+        value = self.mapping(value, key)
+        self.keys(value, key, allowed)
+        return key, value
+
     def string(self, value: Any, key: str, optional: bool = False) -> Optional[str]:
         if value is None and optional:
             return None
@@ -207,10 +216,7 @@ class _Checker:
 
 
 def _model(check: _Checker, name: str, value: Any, require_files: bool) -> ModelSpec:
-    key = f"models.{name}"
-    check.name(name, key)
-    value = check.mapping(value, key)
-    check.keys(value, key, MODEL_KEYS)
+    key, value = check.entry("models", name, value, MODEL_KEYS)
     config = check.string(value.get("config"), f"{key}.config", optional=True)
     serialization_dir = check.string(value.get("serialization_dir"), f"{key}.serialization_dir", optional=True)
     if config is not None and serialization_dir is None:
@@ -248,10 +254,7 @@ def _check_twins(check: _Checker, models: Dict[str, ModelSpec]) -> None:
 
 
 def _test_set(check: _Checker, name: str, value: Any, require_files: bool) -> TestSetSpec:
-    key = f"test_sets.{name}"
-    check.name(name, key)
-    value = check.mapping(value, key)
-    check.keys(value, key, SET_KEYS)
+    key, value = check.entry("test_sets", name, value, SET_KEYS)
     data = check.string(value.get("data"), f"{key}.data", optional=True)
     noise = value.get("noise")
     original = check.string(value.get("original"), f"{key}.original", optional=True)

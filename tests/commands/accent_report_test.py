@@ -6,6 +6,7 @@ from collections import Counter
 import matplotlib.image
 import pytest
 from allennlp.commands import main
+from allennlp.common.checks import ConfigurationError
 
 from srcframework.commands.accent_report import parse_group_keys
 from tests.conftest import FIXTURES
@@ -104,3 +105,9 @@ def test_parse_group_keys():
     assert parse_group_keys("country, speaker") == ["country", "speaker"]
     with pytest.raises(argparse.ArgumentTypeError):
         parse_group_keys(" , ")
+
+
+def test_a_negative_bootstrap_is_a_configuration_error_before_anything_is_read(tmp_path, monkeypatch):
+    with pytest.raises(ConfigurationError, match="--bootstrap must be 0"):
+        allennlp(monkeypatch, "accent-report", tmp_path / "absent.jsonl", "-o", tmp_path / "out", "--bootstrap", "-1")
+    assert not (tmp_path / "out").exists()

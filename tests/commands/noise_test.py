@@ -44,21 +44,6 @@ def test_writes_noised_set_with_originals_and_config(tmp_path, capsys):
     assert not list(tmp_path.glob("*.journal-*"))
 
 
-def test_same_result_with_workers_batches_and_shards(tmp_path):
-    reference = tmp_path / "ref.json"
-    make_challenge_set(str(DEFAULT_TRAIN), str(reference), {"type": "keyboard"}, seed=3, progress=False)
-    parallel = tmp_path / "par.json"
-    make_challenge_set(str(DEFAULT_TRAIN), str(parallel), {"type": "keyboard"}, seed=3, workers=2, batch_size=7, progress=False)
-    assert questions(parallel) == questions(reference)
-    sharded = tmp_path / "sharded.json"
-    first = make_challenge_set(str(DEFAULT_TRAIN), str(sharded), {"type": "keyboard"}, seed=3, shard=(0, 2), progress=False)
-    assert not first["complete"] and not sharded.exists()
-    part = questions(tmp_path / "sharded.json.shard-0-of-2.json")
-    assert 0 < len(part) < len(questions(reference))
-    make_challenge_set(str(DEFAULT_TRAIN), str(sharded), {"type": "keyboard"}, seed=3, shard=(1, 2), progress=False)
-    assert questions(sharded) == questions(reference)  # the last shard completes the whole set
-
-
 def test_killed_run_resumes_to_identical_output(tmp_path):
     """SIGKILL a real `allennlp noise` run midway; rerunning gives the uninterrupted output."""
     reference = tmp_path / "reference.json"
@@ -81,13 +66,6 @@ def test_killed_run_resumes_to_identical_output(tmp_path):
     result = make_challenge_set(str(DEFAULT_TRAIN), str(out), {"type": "keyboard"}, seed=5, progress=False)
     assert result["noised_now"] <= len(questions(reference)) - done_before + 1  # nothing redone
     assert out.read_bytes() == reference.read_bytes()
-
-
-def test_journal_of_another_config_is_refused(tmp_path):
-    out = tmp_path / "x.json"
-    (tmp_path / "x.json.journal-0-of-1.jsonl").write_text(json.dumps({"key": "other"}) + "\n")
-    with pytest.raises(ValueError, match="another noise configuration"):
-        make_challenge_set(str(FIXTURES / "squad_tiny.json"), str(out), {"type": "keyboard"}, progress=False)
 
 
 def test_argument_errors():

@@ -2,6 +2,7 @@ import json
 
 import matplotlib.image
 import pytest
+from allennlp.common.checks import ConfigurationError
 
 from srcframework.data.errors import DatasetError
 from srcframework.metrics.records import records_from_predictions
@@ -236,3 +237,8 @@ def test_no_intervals_without_bootstrap():
     report = accent_report(many_records())
     assert "intervals" not in report and "f1_low" not in report["by_country"]["US"] and "low" not in report["f1_range"]
     assert "[" not in markdown_report(report)
+
+
+def test_group_keys_given_as_one_string_is_a_configuration_error():
+    with pytest.raises(ConfigurationError, match="group_keys must be a sequence of keys, not the string 'country'"):
+        accent_report(RECORDS, group_keys="country")

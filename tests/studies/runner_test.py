@@ -4,6 +4,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from allennlp.common.checks import ConfigurationError
 
 import srcframework.noise.keyboard  # noqa: F401
 from srcframework.commands.noise_stats import set_statistics
@@ -397,3 +398,14 @@ def test_duplicate_question_ids_fail_naming_the_id_and_the_file(tiny_archive, tm
     with pytest.raises(StudyError, match=f"test set clean \\({TINY}\\): question id '{json.loads(lines[0])['id']}' occurs"):
         runner.collect_results(study_from_dict({**raw, "test_sets": {"clean": raw["test_sets"]["clean"]}}, "s.json"),
                                str(tmp_path / "ok"))
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"shard": (2, 2)}, "shard must be i/n with 0 <= i < n, got 2/2"),
+    ({"workers": 0}, "workers must be at least 1, got 0"),
+])
+def test_bad_run_options_are_configuration_errors_before_any_work(tmp_path, options, message):
+    study = tiny_study(TINY)  # never loaded: the options are checked first
+    with pytest.raises(ConfigurationError, match=message):
+        run_study(study, str(tmp_path / "out"), progress=False, **options)
+    assert not (tmp_path / "out").exists()

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from srcframework.studies.study import StudyError, load_study, study_from_dict
+from srcframework.studies.study import MODEL_KEYS, SET_KEYS, StudyError, load_study, study_from_dict
 from tests.conftest import FIXTURES, ROOT, shared_file
 
 TINY = str(FIXTURES / "squad_tiny.json")
@@ -153,3 +153,18 @@ def test_squad_src_study_pairs_cascaded_and_end_to_end():
     assert study.test_sets["cascaded"].reference == "clean"
     assert study.test_sets["spoken"].wer_from == "cascaded" and study.test_sets["spoken"].input == "audio"
     assert study.test_sets["spoken"].data == "src/fid2qid_dev.csv"
+
+
+@pytest.mark.parametrize("section, name", [("models", "m"), ("test_sets", "clean")])
+def test_models_and_test_sets_are_checked_alike(section, name):
+    raw = minimal()
+    raw[section][name]["colour"] = "red"
+    assert error(raw) == f"study.jsonnet: {section}.{name}.colour: unknown key; the keys are " + ", ".join(
+        sorted(MODEL_KEYS if section == "models" else SET_KEYS)
+    )
+    raw = minimal()
+    raw[section][name] = ["not", "an", "object"]
+    assert error(raw) == f"study.jsonnet: {section}.{name}: expected an object, got list"
+    raw = minimal()
+    raw[section]["bad/name"] = raw[section].pop(name)
+    assert error(raw).startswith(f"study.jsonnet: {section}.bad/name: name 'bad/name' must be letters")

@@ -1,4 +1,5 @@
-"""`best_span` against the full n x n baseline kept in benchmarks/span_decoding.py, and its memory."""
+"""`mask_logits`, `span_loss`, and `best_span` against the full n x n baseline kept in
+benchmarks/span_decoding.py, and its memory."""
 import importlib.util
 import json
 import resource
@@ -8,7 +9,7 @@ import sys
 import pytest
 import torch
 
-from srcframework.modules.span_heads.span_ops import best_span, mask_logits
+from srcframework.modules.span_heads.span_ops import best_span, mask_logits, span_loss
 from tests.conftest import ROOT
 
 _spec = importlib.util.spec_from_file_location("span_decoding", ROOT / "benchmarks" / "span_decoding.py")
@@ -101,3 +102,37 @@ def test_a_fully_masked_window_decodes_to_a_span_inside_it():
     logits = torch.full((1, 24), fill)
     start, end = best_span(logits, logits.clone(), 10)[0].tolist()
     assert 0 <= start <= end < 24
+
+
+def test_mask_logits_fills_the_padding_with_the_dtype_minimum():
+    logits = torch.tensor([[1.5, -2.0, 3.0]], dtype=torch.float64)
+    mask = torch.tensor([[True, True, False]])
+    masked = mask_logits(logits, mask)
+    assert masked.dtype == torch.float64
+    assert masked.tolist() == [[1.5, -2.0, torch.finfo(torch.float64).min]]
+    assert logits[0, 2] == 3.0  # the input is left as it was
+    assert torch.softmax(masked, -1)[0, 2] == 0.0
+
+
+def test_padding_never_wins_a_span():
+    start = mask_logits(torch.tensor([[0.0, 1.0, 9.0]]), torch.tensor([[True, True, False]]))
+    end = mask_logits(torch.tensor([[0.0, 2.0, 9.0]]), torch.tensor([[True, True, False]]))
+    # unmasked, (2, 2) would score 18; of the rest, (1, 1) scores 3, (0, 1) 2 and (0, 0) 0
+    assert best_span(start, end, 0).tolist() == [[1, 1]]
+    assert best_span(start, end, 2).tolist() == [[1, 1]]
+
+
+def test_span_loss_is_the_mean_start_plus_end_cross_entropy():
+    start = torch.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    end = torch.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 3.0]])
+    span_start, span_end = torch.tensor([0, 2]), torch.tensor([[1], [2]])  # a B x 1 gold is flattened
+    loss = span_loss(start, end, span_start, span_end)
+    expected = sum(
+        -torch.log_softmax(logits[row], -1)[gold]
+        for logits, golds in ((start, [0, 2]), (end, [1, 2]))
+        for row, gold in enumerate(golds)
+    ) / 2
+    assert loss.item() == pytest.approx(expected.item())
+    confident = torch.full((1, 3), -50.0).index_fill(1, torch.tensor([1]), 50.0)
+    assert span_loss(confident, confident, torch.tensor([1]), torch.tensor([1])).item() == pytest.approx(0.0, abs=1e-6)
+    assert span_loss(confident, confident, torch.tensor([0]), torch.tensor([0])).item() > 100
