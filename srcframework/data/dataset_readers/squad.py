@@ -1,7 +1,7 @@
 from typing import Dict, List, Optional, Tuple
 
-from allennlp.data import DatasetReader, Instance
-from allennlp.data.fields import IndexField, MetadataField, TextField
+from allennlp.data import DatasetReader, Field
+from allennlp.data.fields import IndexField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token, Tokenizer
 
@@ -89,36 +89,16 @@ class SquadReader(SquadQuestionReader):
         """Why `text_to_instance` returned None for a question (counted in `last_skipped`)."""
         return "answer lies beyond passage_length_limit"
 
-    def text_to_instance(  # type: ignore
-        self,
-        question: str,
-        context: str,
-        answers: Optional[List[str]] = None,
-        answer_starts: Optional[List[int]] = None,
-        question_id: Optional[str] = None,
-        context_tokens: Optional[List[Token]] = None,
-        extra: Optional[dict] = None,
-    ) -> Optional[Instance]:
-        context_tokens = context_tokens if context_tokens is not None else self._tokenizer.tokenize(context)
+    def question_fields(
+        self, question: str, context_tokens: List[Token], answers: List[str], answer_starts: Optional[List[int]]
+    ) -> Optional[Tuple[Dict[str, Field], dict]]:
         if self.passage_length_limit is not None:
             context_tokens = context_tokens[: self.passage_length_limit]
         question_tokens = self._tokenizer.tokenize(question)
         if self.question_length_limit is not None:
             question_tokens = question_tokens[: self.question_length_limit]
         fields = {"question": TextField(question_tokens, self._question_token_indexers)}
-        answers = answers or []
         offsets = add_context_fields(fields, context_tokens, self._token_indexers, answers, answer_starts)
         if offsets is None:
             return None
-        extra = dict(extra or {})
-        metadata = {
-            "id": question_id,
-            "question": question,
-            "original_question": extra.pop("original_question", None),
-            "context": context,
-            "context_offsets": offsets,
-            "answers": answers,
-            "extra": extra,
-        }
-        fields["metadata"] = MetadataField(metadata)
-        return Instance(fields)
+        return fields, {"context_offsets": offsets}

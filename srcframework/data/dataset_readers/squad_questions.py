@@ -5,7 +5,8 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.file_utils import cached_path
-from allennlp.data import DatasetReader, Instance
+from allennlp.data import DatasetReader, Field, Instance
+from allennlp.data.fields import MetadataField
 from allennlp.data.tokenizers import Token
 from more_itertools import chunked
 
@@ -38,9 +39,9 @@ class SquadQuestionReader(DatasetReader):
     """
     The base of the readers of SQuAD v1.1-format files (`squad_v1`, `src_transformer_squad`): it
     reads the file question by question, leaves out held-out ids, applies training noise, counts
-    and logs every skip, and hands each question to the subclass's `text_to_instance`, which
-    decides the fields (a subclass also gives `tokenize_context` and `no_instance_reason`). So
-    noise augmentation works the same in every SQuAD-format reader.
+    and logs every skip, and builds each instance's metadata; a subclass gives the fields
+    (`question_fields`), `tokenize_context` and `no_instance_reason`. So noise augmentation and
+    the metadata are the same in every SQuAD-format reader.
 
     Bad input raises a `DatasetError` that names the file and the question id.
 
@@ -113,6 +114,13 @@ class SquadQuestionReader(DatasetReader):
         """Why `text_to_instance` returned None for a question (counted in `last_skipped`)."""
         raise NotImplementedError
 
+    def question_fields(
+        self, question: str, context_tokens: List[Token], answers: List[str], answer_starts: Optional[List[int]]
+    ) -> Optional[Tuple[Dict[str, Field], dict]]:
+        """The subclass's fields for one question, and its own metadata entries (at least
+        `context_offsets`); None when no instance can be made (counted with `no_instance_reason`)."""
+        raise NotImplementedError
+
     def text_to_instance(  # type: ignore
         self,
         question: str,
@@ -123,7 +131,28 @@ class SquadQuestionReader(DatasetReader):
         context_tokens: Optional[List[Token]] = None,
         extra: Optional[dict] = None,
     ) -> Optional[Instance]:
-        raise NotImplementedError
+        """One question's instance: the subclass's `question_fields`, and a `metadata` field with
+        `id`, `question`, `original_question` (taken out of `extra`), `context`, `answers`,
+        `extra` and the subclass's entries. `context_tokens` saves tokenising a shared context."""
+        if context_tokens is None:
+            context_tokens = self.tokenize_context(context)
+        answers = answers or []
+        made = self.question_fields(question, context_tokens, answers, answer_starts)
+        if made is None:
+            return None
+        fields, own_metadata = made
+        extra = dict(extra or {})
+        metadata = {
+            "id": question_id,
+            "question": question,
+            "original_question": extra.pop("original_question", None),
+            "context": context,
+            "answers": answers,
+            "extra": extra,
+            **own_metadata,
+        }
+        fields["metadata"] = MetadataField(metadata)
+        return Instance(fields)
 
     def _excluded_ids(self) -> set:
         if not self.exclude_question_ids_from:

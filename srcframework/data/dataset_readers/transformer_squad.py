@@ -1,8 +1,8 @@
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple
 
-from allennlp.data import DatasetReader, Instance
-from allennlp.data.fields import IndexField, ListField, MetadataField, TextField
+from allennlp.data import DatasetReader, Field
+from allennlp.data.fields import IndexField, ListField, TextField
 from allennlp.data.token_indexers import PretrainedTransformerIndexer
 from allennlp.data.tokenizers import PretrainedTransformerTokenizer, Token
 
@@ -126,24 +126,15 @@ class TransformerSquadReader(SquadQuestionReader):
             windows.append((prefix + piece + tokenizer.sequence_pair_end_tokens, start, len(prefix), len(piece)))
         return windows
 
-    def text_to_instance(  # type: ignore
-        self,
-        question: str,
-        context: str,
-        answers: Optional[List[str]] = None,
-        answer_starts: Optional[List[int]] = None,
-        question_id: Optional[str] = None,
-        context_tokens: Optional[List[Token]] = None,
-        extra: Optional[dict] = None,
-    ) -> Optional[Instance]:
-        context_tokens = context_tokens if context_tokens is not None else self.tokenize_context(context)
+    def question_fields(
+        self, question: str, context_tokens: List[Token], answers: List[str], answer_starts: Optional[List[int]]
+    ) -> Optional[Tuple[Dict[str, Field], dict]]:
         question_tokens = self._tokenize(question, self._tokenizer.sequence_pair_first_token_type_id)
         question_tokens = question_tokens[: self.max_query_length]
         offsets = [(t.idx, t.idx_end) for t in context_tokens]
         windows = self._windows(question_tokens, context_tokens)
         text_fields = [TextField(tokens, self._token_indexers) for tokens, _, _, _ in windows]
         fields = {"windows": ListField(text_fields)}
-        answers = answers or []
         if answers and answer_starts:
             first, last = char_span_to_token_span(offsets, answer_starts[0], answer_starts[0] + len(answers[0]))
             starts, ends = [], []
@@ -155,16 +146,5 @@ class TransformerSquadReader(SquadQuestionReader):
                 return None
             fields["span_start"] = ListField(starts)
             fields["span_end"] = ListField(ends)
-        extra = dict(extra or {})
-        metadata = {
-            "id": question_id,
-            "question": question,
-            "original_question": extra.pop("original_question", None),
-            "context": context,
-            "context_offsets": offsets,
-            "windows": [(start, position, count) for _, start, position, count in windows],
-            "answers": answers,
-            "extra": extra,
-        }
-        fields["metadata"] = MetadataField(metadata)
-        return Instance(fields)
+        windows_metadata = [(start, position, count) for _, start, position, count in windows]
+        return fields, {"context_offsets": offsets, "windows": windows_metadata}
