@@ -29,14 +29,11 @@ def summary(seconds):
 
 
 def spoken_questions(src: str, count: int):
-    from srcframework.data.squad_file import iter_questions
-    from srcframework.data.squad_src_layout import read_fid2qid
-    from srcframework.jobs.transcription import find_recordings
+    from srcframework.data.squad_src_layout import SquadSrcFolder
+    from srcframework.jobs.transcription import spoken_questions as folder_questions
 
-    recordings, _ = find_recordings(src)
-    questions = {q.qid: q for q in iter_questions(os.path.join(src, "squad.json"), require_answers=False)}
-    rows = [(fid, qid) for fid, qid in read_fid2qid(os.path.join(src, "fid2qid_dev.csv")) if fid in recordings]
-    return [(recordings[fid][1], questions[qid]) for fid, qid in rows[:count]]
+    join = folder_questions(SquadSrcFolder(src))
+    return [(spoken.audio, spoken.question) for spoken in join.questions[:count]]
 
 
 def cascade(args) -> dict:

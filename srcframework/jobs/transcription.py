@@ -46,7 +46,6 @@ from srcframework.data.squad_src_layout import (
     UNKNOWN_QUESTION,
     SquadSrcFolder,
     SquadSrcJoin,
-    find_recordings as find_folder_recordings,
 )
 from srcframework.metrics.text_noise import wer
 from srcframework.speech.engines import SpeechRecognizer
@@ -98,15 +97,6 @@ def parse_recognizer(text) -> dict:
     if params["type"] not in SpeechRecognizer.list_available():
         raise ValueError(f"unknown recognizer {params['type']!r}; registered: {SpeechRecognizer.list_available()}")
     return params
-
-
-def find_recordings(src_dir: str, file_pattern: str = DEFAULT_FILE_PATTERN) -> Tuple[Dict[str, Tuple[str, str]], int]:
-    """`({fid: (speaker, path)}, files ignored)` of `src_dir/wavs`, found by `SquadSrcFolder`'s
-    rules (kept for `benchmarks/cascade_latency.py`)."""
-    folder = SquadSrcFolder(src_dir, file_pattern=file_pattern)
-    ignored: List[str] = []
-    found = find_folder_recordings(folder.audio_folder, file_pattern, ignored=ignored)
-    return {fid: (speaker, path) for fid, (path, speaker) in found.items()}, len(ignored)
 
 
 def spoken_questions(folder: SquadSrcFolder, skip_invalid: bool = False) -> SquadSrcJoin:

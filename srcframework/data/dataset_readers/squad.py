@@ -5,11 +5,7 @@ from allennlp.data.fields import IndexField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token, Tokenizer
 
-from srcframework.data.dataset_readers.squad_questions import (  # noqa: F401 (log_read: for readers that import it from here)
-    SquadQuestionReader,
-    char_span_to_token_span,
-    log_read,
-)
+from srcframework.data.dataset_readers.squad_questions import SquadQuestionReader, char_span_to_token_span
 from srcframework.data.tokenizers.blank_spacy import BlankSpacyTokenizer
 
 

@@ -10,7 +10,8 @@ from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token, Tokenizer
 
 from srcframework.data.audio_indexers.audio_indexer import AudioIndexer, AudioTooLong, WaveformIndexer
-from srcframework.data.dataset_readers.squad import add_context_fields, log_read
+from srcframework.data.dataset_readers.squad import add_context_fields
+from srcframework.data.dataset_readers.squad_questions import log_read
 from srcframework.data.errors import DatasetError
 from srcframework.data.fields.audio_field import AudioField
 from srcframework.data.squad_src_layout import (

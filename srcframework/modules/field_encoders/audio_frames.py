@@ -1,10 +1,9 @@
-"""From an `AudioField` batch to convolutional frames, one utterance at a time."""
+"""The checked waveform and lengths of an `AudioField` batch (the convolutions over them are in
+`common/conv_frames.py`)."""
 from typing import Dict, Tuple
 
 import torch
 from allennlp.nn.util import get_mask_from_sequence_lengths
-
-from srcframework.common.conv_frames import convolve_per_utterance, min_samples  # noqa: F401 (re-exported)
 
 
 def audio_lengths(field_tensors: Dict[str, torch.Tensor]) -> Tuple[torch.Tensor, torch.Tensor]:
