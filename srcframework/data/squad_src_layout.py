@@ -70,6 +70,9 @@ class SquadSrcFileNotFound(DatasetError, FileNotFoundError):
 
 @dataclass(frozen=True)
 class Speaker:
+    """A row of the speaker table: the speaker's name (as in the recordings' file names), country
+    and gender, and for a synthesized folder the TTS voice that spoke."""
+
     speaker: str
     country: str
     gender: str
