@@ -11,9 +11,9 @@ DEFAULT_LIST_NAME = os.path.join("misspellings", "wikipedia_common_misspellings.
 
 
 def default_list() -> str:
-    """The absolute path of Wikipedia's list in the data folder `SHARED_DATA` names (default
-    `../shared/data`, from the working directory, as the training configs read it)."""
-    return os.path.abspath(os.path.join(os.environ.get("SHARED_DATA", "../shared/data"), DEFAULT_LIST_NAME))
+    """The absolute path (links resolved) of Wikipedia's list in the data folder `SHARED_DATA`
+    names (default `../shared/data`, from the working directory, as the training configs read it)."""
+    return os.path.realpath(os.path.join(os.environ.get("SHARED_DATA", "../shared/data"), DEFAULT_LIST_NAME))
 
 # A word: letters and digits, with inner apostrophes or hyphens (`didn't`, `Carnegie-Mellon`).
 WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
