@@ -1,0 +1,70 @@
+"""Merge the file-id maps of several synthesized voices into a training map and a held-out map,
+holding out whole articles of the SQuAD file, so that validation never hears a question, or reads
+a paragraph, that training used:
+
+    python scripts/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
+        --squad-file runs/data/squad_dev_minus_xquad.json --held-out-articles 2 \
+        --train runs/spoken_ctc/train3/fid2qid_train.csv --held-out runs/spoken_ctc/train3/fid2qid_heldout.csv
+
+The held-out articles are the last ones of the SQuAD file. The training lines are shuffled with a
+fixed seed (readers read lazily, a chunk at a time: in file order a chunk would be one voice).
+"""
+import argparse
+import csv
+import json
+import random
+import sys
+from pathlib import Path
+
+
+def read_map(path: str) -> list:
+    """(file id, question id) rows of a tab-separated fid2qid file."""
+    with open(path, newline="") as f:
+        rows = [row for row in csv.reader(f, delimiter="\t") if row]
+    bad = [i + 1 for i, row in enumerate(rows) if len(row) != 2]
+    if bad:
+        raise SystemExit(f"{path}: line {bad[0]} is not 'file id<TAB>question id'")
+    return [tuple(row) for row in rows]
+
+
+def held_out_ids(squad_file: str, articles: int) -> set:
+    """Question ids of the last `articles` articles of a SQuAD-format file."""
+    data = json.loads(Path(squad_file).read_text())["data"]
+    if not 0 < articles < len(data):
+        raise SystemExit(f"--held-out-articles must be between 1 and {len(data) - 1} ({squad_file} has {len(data)} articles)")
+    return {qa["id"] for article in data[-articles:] for p in article["paragraphs"] for qa in p["qas"]}
+
+
+def split(maps: list, held: set, seed: int = 13) -> tuple:
+    """(training rows shuffled, held-out rows in order) from the rows of all maps."""
+    rows = [row for path in maps for row in read_map(path)]
+    fids = [fid for fid, _ in rows]
+    if len(set(fids)) != len(fids):
+        raise SystemExit("the maps repeat a file id; give each voice its own --split when synthesizing")
+    train = [row for row in rows if row[1] not in held]
+    random.Random(seed).shuffle(train)
+    return train, [row for row in rows if row[1] in held]
+
+
+def write_map(rows: list, path: str) -> None:
+    with open(path, "w", newline="") as f:
+        csv.writer(f, delimiter="\t", lineterminator="\n").writerows(rows)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("maps", nargs="+", help="fid2qid files, one per voice")
+    parser.add_argument("--squad-file", required=True)
+    parser.add_argument("--held-out-articles", type=int, default=2)
+    parser.add_argument("--train", required=True, help="the training map to write")
+    parser.add_argument("--held-out", required=True, help="the held-out map to write")
+    parser.add_argument("--seed", type=int, default=13)
+    args = parser.parse_args(argv)
+    train, held = split(args.maps, held_out_ids(args.squad_file, args.held_out_articles), args.seed)
+    write_map(train, args.train)
+    write_map(held, args.held_out)
+    print(f"{args.train}: {len(train)} utterances; {args.held_out}: {len(held)} utterances")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
