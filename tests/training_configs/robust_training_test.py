@@ -77,3 +77,20 @@ def test_the_mix_variant_and_the_epoch_2_checkpoint_join_the_study_when_named():
     study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=variables, require_files=False)
     assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_augmented_e2", "bidaf_augmented_mix", "bidaf_transcripts"]
     assert study.models["bidaf_augmented_mix"].twin == "bidaf" and study.models["bidaf_augmented_e2"].twin == "bidaf"
+
+
+def test_the_8_epoch_twins_join_the_study_paired_with_each_other():
+    tiny = str(FIXTURES / "squad_tiny.json")
+    variables = {"BIDAF_ARCHIVE": tiny, "BIDAF_AUGMENTED_ARCHIVE": tiny, "BIDAF_TRANSCRIPTS_ARCHIVE": tiny,
+                 "BIDAF_LONG_ARCHIVE": tiny, "BIDAF_AUGMENTED_LONG_ARCHIVE": tiny, "SPOKEN_CASCADE": "0"}
+    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=variables, require_files=False)
+    assert study.models["bidaf_augmented_long"].twin == "bidaf_long"
+    assert study.models["bidaf_long"].twin is None
+
+
+def test_the_long_configs_differ_from_the_3_epoch_ones_only_in_epochs_and_checkpoints():
+    for short, long in [("bidaf_cpu_scale", "bidaf_cpu_scale_long"), ("bidaf_cpu_scale_augmented", "bidaf_cpu_scale_augmented_long")]:
+        a, b = evaluate(short + ".jsonnet", NOISY_TRAIN="copies"), evaluate(long + ".jsonnet", NOISY_TRAIN="copies")
+        assert b["trainer"].pop("num_epochs") == 8 and b["trainer"].pop("checkpointer") == {"keep_most_recent_by_count": 8}
+        a["trainer"].pop("num_epochs")
+        assert a == b

@@ -7,7 +7,9 @@
 // Variables: BIDAF_ARCHIVE, BIDAF_AUGMENTED_ARCHIVE, BIDAF_TRANSCRIPTS_ARCHIVE (defaults under
 // runs/), BIDAF_AUGMENTED_MIX_ARCHIVE (the variant whose noise replaces questions instead of adding
 // them), BIDAF_AUGMENTED_E2_ARCHIVE (the augmented model after 2 of its 3 epochs, about as many
-// updates as the clean model's 3: scripts/archive_checkpoint.py), TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty: left out), NOISY_XQUAD
+// updates as the clean model's 3: scripts/archive_checkpoint.py), BIDAF_LONG_ARCHIVE and
+// BIDAF_AUGMENTED_LONG_ARCHIVE (the clean and augmented twins trained 8 epochs:
+// bidaf_cpu_scale_long.jsonnet, bidaf_cpu_scale_augmented_long.jsonnet), TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty: left out), NOISY_XQUAD
 // (runs/noisy: the XQuAD ASR sets), STUDY_WITH_ASR ('1' adds our kal16 ASR set of XQuAD),
 // SPOKEN_CASCADE ('0' leaves the spoken rms set out),
 // SHARED_DATA (../shared/data). Each robust model names its
@@ -20,6 +22,8 @@ local transformer = std.extVar('TRANSFORMER_ARCHIVE');
 local transformer_augmented = std.extVar('TRANSFORMER_AUGMENTED_ARCHIVE');
 local bidaf_augmented_mix = std.extVar('BIDAF_AUGMENTED_MIX_ARCHIVE');
 local bidaf_augmented_e2 = std.extVar('BIDAF_AUGMENTED_E2_ARCHIVE');
+local bidaf_long = std.extVar('BIDAF_LONG_ARCHIVE');
+local bidaf_augmented_long = std.extVar('BIDAF_AUGMENTED_LONG_ARCHIVE');
 
 // A set of noised questions from a file, paired with the clean ones by id.
 local file_set(file, interface, order) = {
@@ -49,6 +53,11 @@ local our_set(noise, interface) = {
        } else {})
     + (if bidaf_augmented_e2 != '' then {
          bidaf_augmented_e2: { archive: bidaf_augmented_e2, batch_size: 40, twin: 'bidaf' },
+       } else {})
+    + (if bidaf_long != '' then { bidaf_long: { archive: bidaf_long, batch_size: 40 } } else {})
+    + (if bidaf_augmented_long != '' then {
+         bidaf_augmented_long: { archive: bidaf_augmented_long, batch_size: 40 }
+                               + (if bidaf_long != '' then { twin: 'bidaf_long' } else {}),
        } else {})
     + (if transformer != '' then { transformer: { archive: transformer, batch_size: 16 } } else {})
     + (if transformer_augmented != '' then {
