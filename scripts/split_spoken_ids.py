@@ -8,6 +8,8 @@ a paragraph, that training used:
 
 The held-out articles are the last ones of the SQuAD file. The training lines are shuffled with a
 fixed seed (readers read lazily, a chunk at a time: in file order a chunk would be one voice).
+`--per-question N` keeps at most N training utterances of each question (the first N of the
+shuffle, so voices are drawn at random), e.g. one voice per question for a shorter epoch.
 """
 import argparse
 import csv
@@ -35,14 +37,23 @@ def held_out_ids(squad_file: str, articles: int) -> set:
     return {qa["id"] for article in data[-articles:] for p in article["paragraphs"] for qa in p["qas"]}
 
 
-def split(maps: list, held: set, seed: int = 13) -> tuple:
-    """(training rows shuffled, held-out rows in order) from the rows of all maps."""
+def split(maps: list, held: set, seed: int = 13, per_question: int = 0) -> tuple:
+    """(training rows shuffled, held-out rows in order) from the rows of all maps; with
+    `per_question`, at most that many training rows of each question."""
     rows = [row for path in maps for row in read_map(path)]
     fids = [fid for fid, _ in rows]
     if len(set(fids)) != len(fids):
         raise SystemExit("the maps repeat a file id; give each voice its own --split when synthesizing")
     train = [row for row in rows if row[1] not in held]
     random.Random(seed).shuffle(train)
+    if per_question:
+        counts = {}
+        kept = []
+        for row in train:
+            counts[row[1]] = counts.get(row[1], 0) + 1
+            if counts[row[1]] <= per_question:
+                kept.append(row)
+        train = kept
     return train, [row for row in rows if row[1] in held]
 
 
@@ -59,8 +70,11 @@ def main(argv=None) -> None:
     parser.add_argument("--train", required=True, help="the training map to write")
     parser.add_argument("--held-out", required=True, help="the held-out map to write")
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--per-question", type=int, default=0, help="at most this many training utterances a question (0: all)")
     args = parser.parse_args(argv)
-    train, held = split(args.maps, held_out_ids(args.squad_file, args.held_out_articles), args.seed)
+    if args.per_question < 0:
+        raise SystemExit("--per-question must be 0 (all) or more")
+    train, held = split(args.maps, held_out_ids(args.squad_file, args.held_out_articles), args.seed, args.per_question)
     write_map(train, args.train)
     write_map(held, args.held_out)
     print(f"{args.train}: {len(train)} utterances; {args.held_out}: {len(held)} utterances")

@@ -52,3 +52,14 @@ def test_bad_maps_and_counts_are_clear_errors(voices, tmp_path):
     bad.write_text("KAL000001 a0\n")
     with pytest.raises(SystemExit, match="line 1 is not"):
         SCRIPT.main([str(bad), "--squad-file", str(squad)] + out)
+
+
+def test_per_question_keeps_that_many_voices_of_each_question(voices, tmp_path):
+    squad, maps = voices
+    train = tmp_path / "one.csv"
+    SCRIPT.main(maps + ["--squad-file", str(squad), "--held-out-articles", "1", "--per-question", "1", "--train", str(train), "--held-out", str(tmp_path / "h")])
+    rows = [line.split("\t") for line in train.read_text().splitlines()]
+    assert sorted(q for _, q in rows) == ["a0", "a1", "a2", "b0", "b1", "b2"]
+    assert {f[:3] for f, _ in rows} == {"KAL", "SLT"}  # voices drawn, not the first map's
+    with pytest.raises(SystemExit, match="--per-question must be"):
+        SCRIPT.main(maps + ["--squad-file", str(squad), "--per-question", "-1", "--train", str(train), "--held-out", str(tmp_path / "h")])
