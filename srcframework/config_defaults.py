@@ -48,6 +48,11 @@ DEFAULTS = {
     "SPOKEN_CASCADE": "1",
     "TEXT_ARCHIVE": "runs/bidaf_cpu_scale/model.tar.gz",
     "E2E_ARCHIVE": "runs/e2e_speecht5/model.tar.gz",
+    # the end-to-end model on the small SpeechT5 pretrained here (e2e_speecht5_ctc*.jsonnet)
+    "E2E_TEXT_INIT_RUN": "runs/bidaf_cpu_scale_long",
+    "E2E_TEXT_INIT_EPOCH": "8",
+    "E2E_FROZEN_RUN": "runs/e2e_speecht5_ctc",
+    "E2E_FROZEN_EPOCH": "3",
     "SRC_TRANSCRIPTS": "runs/squad_src/transcripts.json",
 }
 

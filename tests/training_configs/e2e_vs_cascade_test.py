@@ -40,8 +40,9 @@ def test_pretraining_config_reads_three_voices_and_saves_the_encoder():
     assert config["model"]["type"] == "speecht5_ctc"
     assert config["train_data_path"] == "runs/spoken_ctc/train3/fid2qid_train.csv"
     assert config["dataset_reader"]["squad_file"] == "runs/data/squad_dev_minus_xquad.json"
-    assert config["validation_data_path"] == "runs/spoken_ctc/xquad3/fid2qid_dev.csv"
-    assert "squad_file" not in config["validation_dataset_reader"]
+    # validation: held-out articles of the training split, never XQuAD
+    assert config["validation_data_path"] == "runs/spoken_ctc/train3/fid2qid_heldout.csv"
+    assert config["validation_dataset_reader"]["squad_file"] == "runs/data/squad_dev_minus_xquad.json"
     assert {"type": "save_speecht5_ctc"} in config["trainer"]["callbacks"]
     assert config["trainer"]["validation_metric"] == "-cer"
     assert config["data_loader"]["max_instances_in_memory"] > 0  # 28k waveforms would not fit at once
@@ -55,5 +56,22 @@ def test_e2e_config_loads_the_pretrained_folder_frozen():
     assert question == dict(question, type="speecht5", model_name="runs/speecht5_ctc/speecht5_ctc", freeze=True)
     assert config["model"]["span_head"]["type"] == "bi_attention"
     assert config["model"]["context_encoder"]["type"] == "text"
-    assert config["train_data_path"] == "runs/spoken_ctc/train3/fid2qid_train.csv"
-    assert config["validation_data_path"] == "runs/spoken_ctc/xquad3/fid2qid_dev.csv"
+    assert config["train_data_path"] == "runs/spoken_ctc/train3/fid2qid_train_1.csv"
+    assert config["validation_data_path"] == "runs/spoken_ctc/train3/fid2qid_heldout.csv"
+    # the context side and the head start from the text BiDAF's last epoch, with its vocabulary
+    assert config["vocabulary"] == {"type": "from_files", "directory": "runs/bidaf_cpu_scale_long/vocabulary"}
+    [[regex, init]] = config["model"]["initializer"]["regexes"]
+    assert init == {"type": "pretrained", "weights_file_path": "runs/bidaf_cpu_scale_long/model_state_e8_b0.th"}
+    import re
+
+    assert re.fullmatch(regex, "span_head.similarity.weight") and re.fullmatch(regex, "context_encoder.highway._layers.0.bias")
+    assert not re.fullmatch(regex, "question_encoder.projection.weight")
+
+
+def test_finetune_config_unfreezes_the_encoder_from_the_frozen_run():
+    frozen = evaluate("e2e_speecht5_ctc.jsonnet")
+    config = evaluate("e2e_speecht5_ctc_finetune.jsonnet", E2E_FROZEN_RUN="runs/f", E2E_FROZEN_EPOCH="2")
+    assert config["model"]["question_encoder"] == dict(frozen["model"]["question_encoder"], freeze=False)
+    assert config["model"]["initializer"]["regexes"] == [[".*", {"type": "pretrained", "weights_file_path": "runs/f/model_state_e2_b0.th"}]]
+    assert config["vocabulary"]["directory"] == "runs/f/vocabulary"
+    assert config["trainer"]["optimizer"]["lr"] == frozen["trainer"]["optimizer"]["lr"] / 2
