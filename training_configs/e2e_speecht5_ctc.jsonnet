@@ -24,7 +24,8 @@ local split = 'runs/data/squad_dev_minus_xquad.json';
 
 {
   dataset_reader: e2e.reader(split, passage_length_limit=400),
-  validation_dataset_reader: e2e.reader(split),
+  // the held-out questions are read by all three voices
+  validation_dataset_reader: e2e.reader(split, several_recordings=true),
   train_data_path: 'runs/spoken_ctc/train3/fid2qid_train_1.csv',
   validation_data_path: 'runs/spoken_ctc/train3/fid2qid_heldout.csv',
   // the text model's vocabulary, so that its embeddings and weights fit

@@ -214,6 +214,7 @@ def match_fid2qid(
     dataset: Optional[dict] = None,
     require_answers: bool = True,
     partial: bool = False,
+    several_recordings: bool = False,
 ) -> Fid2QidMatch:
     """
     Joins a fid2qid file with a SQuAD-format file under the module's rules for a file id listed
@@ -232,6 +233,8 @@ def match_fid2qid(
         Whether a SQuAD question without answers is invalid.
     partial : `bool`, optional (default = `False`)
         Count unknown question ids even without `skip_invalid`.
+    several_recordings : `bool`, optional (default = `False`)
+        A question may have several rows (recordings by several speakers), each kept.
     """
     skipped = Counter() if skipped is None else skipped
     fid2qid_file, squad_file = os.fspath(fid2qid_file), os.fspath(squad_file)
@@ -252,7 +255,7 @@ def match_fid2qid(
             message = f"file id {fid!r} maps to question id {qid!r}, which {squad_file} does not hold"
             raise_or_count(DatasetError(fid2qid_file, message, reason=UNKNOWN_QUESTION), skip_invalid or partial, skipped)
             continue
-        if qid in fid_of:
+        if qid in fid_of and not several_recordings:
             message = f"question id {qid!r} has two recordings: file ids {fid_of[qid]!r} and {fid!r}"
             raise_or_count(DatasetError(fid2qid_file, message, reason=QUESTION_LISTED_TWICE), skip_invalid, skipped)
             continue
@@ -443,6 +446,7 @@ class SquadSrcFolder:
         require_answers: bool = True,
         require_all_questions: bool = False,
         skipped: Optional[Counter] = None,
+        several_recordings: bool = False,
     ) -> SquadSrcJoin:
         """
         The folder's spoken questions, under the module's rules.
@@ -459,6 +463,9 @@ class SquadSrcFolder:
             Raise when some SQuAD question has no row.
         skipped : `Counter`, optional
             Where to count the skips (reason -> count); the result holds it.
+        several_recordings : `bool`, optional (default = `False`)
+            A question may have several rows (e.g. one per synthesized voice); otherwise a
+            question listed twice breaks a rule.
         """
         fid2qid = self.fid2qid_file()
         if not os.path.isfile(fid2qid):
@@ -466,7 +473,9 @@ class SquadSrcFolder:
         squad = self.squad_path()
         join = SquadSrcJoin(fid2qid, squad, self.split_of(fid2qid), load_squad_json(squad))
         join.skipped = Counter() if skipped is None else skipped
-        match = match_fid2qid(fid2qid, squad, skip_invalid, join.skipped, join.dataset, require_answers, partial)
+        match = match_fid2qid(
+            fid2qid, squad, skip_invalid, join.skipped, join.dataset, require_answers, partial, several_recordings
+        )
         join.unlisted, join.squad_questions = match.unlisted, match.questions
         if match.unlisted and require_all_questions:
             raise DatasetError(squad, join.unlisted_note())

@@ -236,3 +236,14 @@ def test_duplicate_question_ids_in_the_squad_file_name_the_id_and_file(tmp_path)
         with pytest.raises(DatasetError) as error:
             match_fid2qid(tmp_path / "fid2qid_dev.csv", squad_file, skip_invalid=skip_invalid)
         assert str(error.value).startswith(f"{squad_file} (question id 'q1'): duplicate question id")
+
+
+def test_several_recordings_of_a_question_are_read_once_each_when_asked(folder):
+    add_recorded_row(folder, "DEV000007", "q2")
+    with pytest.raises(DatasetError, match="question id 'q2' has two recordings"):
+        SquadSrcFolder(folder).join()
+    join = SquadSrcFolder(folder).join(several_recordings=True)
+    assert [s.fid for s in join.questions if s.question.qid == "q2"] == ["DEV000002", "DEV000007"]
+    instances = list(SquadSrcReader(several_recordings=True).read(folder / "fid2qid_dev.csv"))
+    assert [i["metadata"]["fid"] for i in instances if i["metadata"]["id"] == "q2"] == ["DEV000002", "DEV000007"]
+    assert len(instances) == len(ROWS) + 1

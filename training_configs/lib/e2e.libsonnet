@@ -4,8 +4,10 @@
 local bidaf = import 'bidaf.libsonnet';
 
 {
-  reader(squad_file=null, passage_length_limit=null, max_seconds=15.0):: {
+  // several_recordings: read a question once per recording (several voices of one question)
+  reader(squad_file=null, passage_length_limit=null, max_seconds=15.0, several_recordings=false):: {
     type: 'squad_src',
+    several_recordings: several_recordings,
     squad_file: squad_file,
     token_indexers: bidaf.reader().token_indexers,
     passage_length_limit: passage_length_limit,

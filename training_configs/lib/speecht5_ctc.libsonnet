@@ -33,9 +33,11 @@
     seed: seed,
   },
 
-  // the SQuAD-SRC-layout reader; contexts are read but unused (they index with an empty vocabulary)
+  // the SQuAD-SRC-layout reader; contexts are read but unused (they index with an empty vocabulary);
+  // each question comes once per voice that read it
   reader(squad_file=null):: {
     type: 'squad_src',
+    several_recordings: true,
     audio_indexer: { type: 'waveform', max_seconds: 15.0, overflow: 'truncate' },
   } + (if squad_file == null then {} else { squad_file: squad_file }),
 

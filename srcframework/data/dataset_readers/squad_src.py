@@ -99,6 +99,10 @@ class SquadSrcReader(DatasetReader):
     skip_invalid : `bool`, optional (default = `False`)
     require_all_questions : `bool`, optional (default = `False`)
         Raise when some SQuAD question has no fid2qid row (by default they are counted and logged).
+    several_recordings : `bool`, optional (default = `False`)
+        Read a question listed on several rows once per row (e.g. the same questions read by
+        several synthesized voices, for training a speech encoder); by default a question listed
+        twice is an error.
     """
 
     def __init__(
@@ -114,6 +118,7 @@ class SquadSrcReader(DatasetReader):
         speakers: Optional[Dict[str, Dict[str, str]]] = None,
         skip_invalid: bool = False,
         require_all_questions: bool = False,
+        several_recordings: bool = False,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
@@ -133,6 +138,7 @@ class SquadSrcReader(DatasetReader):
             self.speakers[name] = Speaker(name, str(info["country"]), str(info["gender"]), str(info.get("voice", "")))
         self.skip_invalid = skip_invalid
         self.require_all_questions = require_all_questions
+        self.several_recordings = several_recordings
         self.last_skipped: Counter = Counter()
         self.last_unlisted = 0
         self._default_speakers: Optional[Dict[str, Speaker]] = None
@@ -145,7 +151,10 @@ class SquadSrcReader(DatasetReader):
     def _read(self, file_path: str) -> Iterable[Instance]:
         skipped: Counter = Counter()
         join = self.folder(file_path).join(
-            self.skip_invalid, require_all_questions=self.require_all_questions, skipped=skipped
+            self.skip_invalid,
+            require_all_questions=self.require_all_questions,
+            skipped=skipped,
+            several_recordings=self.several_recordings,
         )
         self.last_unlisted = len(join.unlisted)
         if join.unlisted:
