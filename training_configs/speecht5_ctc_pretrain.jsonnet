@@ -3,7 +3,7 @@
 // read aloud by three flite voices (kal16, awb, slt). The split's last two articles (Force,
 // French_and_Indian_War: 341 questions, 1,023 utterances) are held out for validation (CTC loss
 // and greedy CER/WER), so that no test set chooses the epoch; training reads the other 9,039
-// questions by the three voices (27,117 utterances an epoch). At the end the `save_speecht5_ctc`
+// questions by the three voices (27,117 utterances, read once). At the end the `save_speecht5_ctc`
 // callback writes SERIALIZATION_DIR/speecht5_ctc, which the `speecht5` question encoder
 // (e2e_speecht5_ctc.jsonnet) and the `speecht5_ctc` recognizer load. From the repository root:
 //   python scripts/make_training_split.py --output runs/data/squad_dev_minus_xquad.json
@@ -30,16 +30,19 @@ local ctc = import 'lib/speecht5_ctc.libsonnet';
   // the model has its own character vocabulary; contexts are not used
   vocabulary: { type: 'empty' },
   model: ctc.model(),
-  data_loader: ctc.data_loader(16),
+  // an "epoch" is a third of the 27,117 utterances (565 batches of 16): the loader goes on where
+  // it stopped, so three epochs read every utterance once, with a validation after each third
+  data_loader: ctc.data_loader(16) + { batches_per_epoch: 565 },
   validation_data_loader: ctc.data_loader(32),
   trainer: {
-    // three epochs (5,085 updates of 16): what two shared CPU cores could give it here
+    // 1,695 updates of 16 utterances in all (one pass): what two shared CPU cores could give it here
     num_epochs: 3,
     grad_norm: 5.0,
     validation_metric: '-cer',
     optimizer: { type: 'adam', lr: 0.001, betas: [0.9, 0.98] },
-    // linear warm-up over 1,500 steps to a peak of 0.5 / sqrt(144 * 1500) ≈ 1.1e-3, then 1/sqrt(step)
-    learning_rate_scheduler: { type: 'noam', model_size: 144, warmup_steps: 1500, factor: 0.5 },
+    // linear warm-up over 400 steps to a peak of 0.3 / sqrt(144 * 400) ≈ 1.25e-3, then 1/sqrt(step)
+    // (6.1e-4 at the last step)
+    learning_rate_scheduler: { type: 'noam', model_size: 144, warmup_steps: 400, factor: 0.3 },
     callbacks: [{ type: 'save_speecht5_ctc' }, { type: 'tensorboard' }],
   },
 }
