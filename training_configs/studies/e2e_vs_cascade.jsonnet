@@ -2,7 +2,10 @@
 // machine's CPUs (README, "End to end on a CPU"):
 // - e2e:          the `span_qa` model of training_configs/e2e_speecht5_ctc.jsonnet (the small
 //                 SpeechT5 pretrained here with CTC, frozen, + BiDAF context encoder) on the audio;
-// - cascade A:    pocketsphinx transcripts of the same audio, answered by the CPU-scale text BiDAF;
+// - cascade A:    pocketsphinx transcripts (its `fast` preset, the one the ASR training noise
+//                 used) of the same audio, answered by the text BiDAF (BIDAF_ARCHIVE: give the
+//                 one the e2e model's context side started from, the last epoch of
+//                 bidaf_cpu_scale_long);
 // - cascade B:    the speecht5_ctc recognizer's transcripts (the same small SpeechT5 and its CTC
 //                 layer, greedy decoding), answered by the same BiDAF;
 // - floor:        the same BiDAF on question-blind XQuAD (the `blank` noise source: every
@@ -18,11 +21,13 @@
 //       --voices flite:rms --workers 2
 //   for voices in xquad3 xquad_rms; do
 //     allennlp transcribe runs/spoken_ctc/$voices runs/spoken_ctc/$voices/transcripts_pocketsphinx.json \
-//         --recognizer pocketsphinx --workers 2
+//         --recognizer '{"type": "pocketsphinx", "preset": "fast"}' --workers 2
 //     allennlp transcribe runs/spoken_ctc/$voices runs/spoken_ctc/$voices/transcripts_speecht5_ctc.json \
 //         --recognizer '{"type": "speecht5_ctc", "model_name": "runs/speecht5_ctc/speecht5_ctc"}'
 //   done
-//   allennlp compare training_configs/studies/e2e_vs_cascade.jsonnet -o runs/studies/e2e_vs_cascade
+//   python scripts/archive_checkpoint.py runs/bidaf_cpu_scale_long --epoch 8 --output runs/bidaf_cpu_scale_long/epoch8.tar.gz
+//   BIDAF_ARCHIVE=runs/bidaf_cpu_scale_long/epoch8.tar.gz \
+//     allennlp compare training_configs/studies/e2e_vs_cascade.jsonnet -o runs/studies/e2e_vs_cascade
 // Variables: BIDAF_ARCHIVE (runs/bidaf_cpu_scale/model.tar.gz), SHARED_DATA (../shared/data).
 // The e2e archive and the spoken folders are the paths above.
 local data = std.extVar('SHARED_DATA');
