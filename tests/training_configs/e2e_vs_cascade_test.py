@@ -29,6 +29,8 @@ def test_study_parses_with_both_voice_groups_floor_and_ceiling():
         assert study.test_sets[f"cascade_b_{group}"].data == folder + "transcripts_speecht5_ctc.json"
         assert study.test_sets[f"spoken_{group}"].data == folder + "fid2qid_dev.csv"
         assert study.test_sets[f"spoken_{group}"].wer_from == f"cascade_b_{group}"
+        reader = study.test_sets[f"spoken_{group}"].dataset_reader
+        assert reader["type"] == "squad_src" and reader["squad_file"] is None  # the folder's own questions
         assert study.reference_of(f"cascade_a_{group}") == "typed"
     assert study.test_sets["typed"].is_clean and study.test_sets["typed"].data.endswith("xquad/xquad.en.json")
     assert study.test_sets["blind"].original == study.test_sets["typed"].data

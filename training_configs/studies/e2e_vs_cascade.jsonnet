@@ -30,6 +30,7 @@
 //     allennlp compare training_configs/studies/e2e_vs_cascade.jsonnet -o runs/studies/e2e_vs_cascade
 // Variables: BIDAF_ARCHIVE (runs/bidaf_cpu_scale/model.tar.gz), SHARED_DATA (../shared/data).
 // The e2e archive and the spoken folders are the paths above.
+local e2e = import '../lib/e2e.libsonnet';
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
 local spoken = 'runs/spoken_ctc/';
@@ -45,8 +46,11 @@ local cascade(folder, recognizer, order) = {
   order: order,
 };
 
+// the e2e model's archive reads its training split's questions; a spoken XQuAD folder is read
+// with its own copy of the questions (FOLDER/squad.json, written by synthesize-speech)
 local audio(folder, wer_from, order) = {
   data: folder + 'fid2qid_dev.csv',
+  dataset_reader: e2e.reader(),
   input: 'audio',
   interface: 'speech',
   kind: 'synthetic',
