@@ -16,6 +16,7 @@ import csv
 import json
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 
 
@@ -47,19 +48,14 @@ def split(maps: list, held: set, seed: int = 13, per_question: int = 0) -> tuple
     train = [row for row in rows if row[1] not in held]
     random.Random(seed).shuffle(train)
     if per_question:
-        counts = {}
+        counts = Counter()
         kept = []
         for row in train:
-            counts[row[1]] = counts.get(row[1], 0) + 1
+            counts[row[1]] += 1
             if counts[row[1]] <= per_question:
                 kept.append(row)
         train = kept
     return train, [row for row in rows if row[1] in held]
-
-
-def write_map(rows: list, path: str) -> None:
-    with open(path, "w", newline="") as f:
-        csv.writer(f, delimiter="\t", lineterminator="\n").writerows(rows)
 
 
 def main(argv=None) -> None:
@@ -75,8 +71,10 @@ def main(argv=None) -> None:
     if args.per_question < 0:
         raise SystemExit("--per-question must be 0 (all) or more")
     train, held = split(args.maps, held_out_ids(args.squad_file, args.held_out_articles), args.seed, args.per_question)
-    write_map(train, args.train)
-    write_map(held, args.held_out)
+    from srcframework.data.squad_src_layout import write_fid2qid  # atomic, the layout's format
+
+    write_fid2qid(args.train, train)
+    write_fid2qid(args.held_out, held)
     print(f"{args.train}: {len(train)} utterances; {args.held_out}: {len(held)} utterances")
 
 
