@@ -10,6 +10,12 @@ there as the saved config, after checking that CONFIG differs from the run's own
 `trainer.num_epochs` (which must be larger than the epochs already done) and
 `trainer.checkpointer`, and in keys named with `--allow` (for a change that does not alter
 training, such as weights rewritten in another scale). The source run is left as it is.
+
+`allennlp train` builds the vocabulary anew from the training data, even with `--recover`. When an
+allowed change alters what the training reader reads (a `dataset_reader` or `train_data_path` key),
+that vocabulary may not fit the saved weights; give CONFIG the run's own, with
+`"vocabulary": {"type": "from_files", "directory": "RUN/vocabulary"}` (and `--allow vocabulary`).
+The script warns when it is missing.
 """
 import argparse
 import json
@@ -39,6 +45,17 @@ def config_differences(old: dict, new: dict, allow=()) -> list:
     )
 
 
+def rebuilt_vocabulary_warning(old: dict, new: dict, run: str) -> str:
+    """A warning when the training data changes but the vocabulary is rebuilt from it, else ""."""
+    data_keys = ("dataset_reader", "train_data_path")
+    changed = [k for k in config_differences(old, new, ALLOWED + ("vocabulary",)) if k.split(".")[0] in data_keys]
+    if not changed or new.get("vocabulary", {}).get("type") == "from_files":
+        return ""
+    return (f"warning: {', '.join(changed)} changed, and the vocabulary will be built anew from the new "
+            f"training data, so it may not fit the saved weights; give the config "
+            f'"vocabulary": {{"type": "from_files", "directory": "{run}/vocabulary"}}')
+
+
 def extend(run: str, config: str, new_run: str, overrides: str = "", allow=()) -> int:
     """Copy `run` to `new_run` with `config` as its saved config; returns the new epoch count."""
     import srcframework  # noqa: F401  (sets the configs' external variables' defaults)
@@ -58,6 +75,9 @@ def extend(run: str, config: str, new_run: str, overrides: str = "", allow=()) -
     epochs = new_params.get("trainer", {}).get("num_epochs")
     if not isinstance(epochs, int) or epochs <= done:
         raise SystemExit(f"{config}: trainer.num_epochs is {epochs}; {run} already finished {done} epochs")
+    warning = rebuilt_vocabulary_warning(old_params, new_params, run)
+    if warning:
+        print(warning, file=sys.stderr)
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("model.tar.gz"), dirs_exist_ok=True)
     (target / "config.json").write_text(json.dumps(new_params, indent=4))
     return epochs

@@ -52,3 +52,19 @@ def test_other_changes_fewer_epochs_and_a_used_folder_are_refused(tiny_archive, 
         SCRIPT.main([str(run), str(path), str(tmp_path / "b")])
     with pytest.raises(SystemExit, match="not a training run's folder"):
         SCRIPT.main([str(tmp_path), str(path), str(tmp_path / "d")])
+
+
+def test_a_changed_reader_without_the_runs_vocabulary_is_warned_about(tiny_archive, tmp_path, capsys):
+    run = tiny_archive.parent
+    done = SCRIPT.completed_epochs(run)
+    config, path = longer_config(run, tmp_path, num_epochs=done + 1)
+    config["dataset_reader"]["noise_seed"] = 99
+    path.write_text(json.dumps(config))
+    SCRIPT.main([str(run), str(path), str(tmp_path / "a"), "--allow", "dataset_reader.noise_seed"])
+    assert "dataset_reader.noise_seed changed" in capsys.readouterr().err
+    config["vocabulary"] = {"type": "from_files", "directory": str(run / "vocabulary")}
+    path.write_text(json.dumps(config))
+    SCRIPT.main([str(run), str(path), str(tmp_path / "b"), "--allow", "dataset_reader.noise_seed", "--allow", "vocabulary"])
+    assert "warning" not in capsys.readouterr().err
+    train_model_from_file(str(path), str(tmp_path / "b"), recover=True)
+    assert (tmp_path / "b" / f"model_state_e{done + 1}_b0.th").is_file()
