@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Robust training at CPU scale, end to end: the training split, its noisy copies, the XQuAD ASR
 # test sets, the four BiDAF models (clean, augmented, augmented by replacing, ASR transcripts), the
-# clean and augmented twins trained on to 8 epochs, optionally MiniLM QA augmented (WITH_MINILM=1),
+# clean and augmented twins trained on to 8 and 10 epochs, optionally MiniLM QA augmented (WITH_MINILM=1),
 # and the study. Every step is skipped when its output exists, and the
 # noise steps resume from their journals, so a killed run picks up where it stopped.
 #   bash scripts/robust_training.sh            # from the repository root, after `make install`
@@ -45,21 +45,27 @@ E2=runs/bidaf_cpu_scale_augmented_e2/model.tar.gz
 export BIDAF_AUGMENTED_E2_ARCHIVE=$E2
 train bidaf_cpu_scale_asr_transcripts runs/bidaf_cpu_scale_asr_transcripts
 
-# the clean and augmented twins trained on from their 3 epochs to 8 (optimizer state kept), each
-# compared at its last epoch (no epoch is chosen on a test set)
-extend() {  # 3-epoch run, config, folder, extend_run options
-  if [ ! -f "$3/model_state_e8_b0.th" ]; then
-    [ -f "$3/config.json" ] || python scripts/extend_run.py "$1" "training_configs/$2.jsonnet" "$3" "${@:4}"
+# the clean and augmented twins trained on from their 3 epochs to 8, then to 10 (optimizer state
+# kept), each compared at its last epoch (no epoch is chosen on a test set)
+extend() {  # finished run, config, folder, last epoch, extend_run options
+  if [ ! -f "$3/model_state_e$4_b0.th" ]; then
+    [ -f "$3/config.json" ] || python scripts/extend_run.py "$1" "training_configs/$2.jsonnet" "$3" "${@:5}"
     allennlp train "training_configs/$2.jsonnet" -s "$3" --recover
   fi
-  [ -f "$3/epoch8.tar.gz" ] || python scripts/archive_checkpoint.py "$3" --epoch 8 --output "$3/epoch8.tar.gz"
+  [ -f "$3/epoch$4.tar.gz" ] || python scripts/archive_checkpoint.py "$3" --epoch "$4" --output "$3/epoch$4.tar.gz"
 }
-extend runs/bidaf_cpu_scale bidaf_cpu_scale_long runs/bidaf_cpu_scale_long
+extend runs/bidaf_cpu_scale bidaf_cpu_scale_long runs/bidaf_cpu_scale_long 8
 # (the 3-epoch augmented run's saved config wrote the same weights unnormalised)
-extend runs/bidaf_cpu_scale_augmented bidaf_cpu_scale_augmented_long runs/bidaf_cpu_scale_augmented_long \
+extend runs/bidaf_cpu_scale_augmented bidaf_cpu_scale_augmented_long runs/bidaf_cpu_scale_augmented_long 8 \
   --allow dataset_reader.noisy_copy_weights
 export BIDAF_LONG_ARCHIVE=runs/bidaf_cpu_scale_long/epoch8.tar.gz
 export BIDAF_AUGMENTED_LONG_ARCHIVE=runs/bidaf_cpu_scale_augmented_long/epoch8.tar.gz
+# epochs 9 and 10: clean, and with every question's noisy copy (the noise share grows from 1/2 to 1)
+extend runs/bidaf_cpu_scale_long bidaf_cpu_scale_long10 runs/bidaf_cpu_scale_long10 10
+extend runs/bidaf_cpu_scale_augmented_long bidaf_cpu_scale_augmented_grow runs/bidaf_cpu_scale_augmented_grow 10 \
+  --allow dataset_reader.noisy_copy_weights --allow vocabulary
+export BIDAF_LONG10_ARCHIVE=runs/bidaf_cpu_scale_long10/epoch10.tar.gz
+export BIDAF_AUGMENTED_GROW_ARCHIVE=runs/bidaf_cpu_scale_augmented_grow/epoch10.tar.gz
 if [ "${WITH_MINILM:-0}" = 1 ]; then
   train transformer_qa_cpu_scale runs/transformer_qa_cpu_scale
   train transformer_qa_cpu_scale_augmented runs/transformer_qa_cpu_scale_augmented

@@ -42,6 +42,8 @@ DEFAULTS = {
     "BIDAF_AUGMENTED_E2_ARCHIVE": "",
     "BIDAF_LONG_ARCHIVE": "",
     "BIDAF_AUGMENTED_LONG_ARCHIVE": "",
+    "BIDAF_LONG10_ARCHIVE": "",
+    "BIDAF_AUGMENTED_GROW_ARCHIVE": "",
     "BIDAF_TRANSCRIPTS_ARCHIVE": "runs/bidaf_cpu_scale_asr_transcripts/model.tar.gz",
     "TRANSFORMER_AUGMENTED_ARCHIVE": "",
     "NOISY_XQUAD": "runs/noisy",

@@ -94,3 +94,28 @@ def test_the_long_configs_differ_from_the_3_epoch_ones_only_in_epochs_and_checkp
         assert b["trainer"].pop("num_epochs") == 8 and b["trainer"].pop("checkpointer") == {"keep_most_recent_by_count": 8}
         a["trainer"].pop("num_epochs")
         assert a == b
+
+
+def test_the_10_epoch_twins_join_the_study_paired_with_each_other():
+    tiny = str(FIXTURES / "squad_tiny.json")
+    variables = {"BIDAF_ARCHIVE": tiny, "BIDAF_AUGMENTED_ARCHIVE": tiny, "BIDAF_TRANSCRIPTS_ARCHIVE": tiny,
+                 "BIDAF_LONG10_ARCHIVE": tiny, "BIDAF_AUGMENTED_GROW_ARCHIVE": tiny, "SPOKEN_CASCADE": "0"}
+    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=variables, require_files=False)
+    assert study.models["bidaf_augmented_grow"].twin == "bidaf_long10"
+    assert "bidaf_long" not in study.models
+    alone = dict(variables, BIDAF_LONG10_ARCHIVE="")
+    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=alone, require_files=False)
+    assert study.models["bidaf_augmented_grow"].twin is None
+
+
+def test_the_grow_config_reads_every_noisy_copy_with_the_8_epoch_vocabulary():
+    long = evaluate("bidaf_cpu_scale_augmented_long.jsonnet", NOISY_TRAIN="copies")
+    grow = evaluate("bidaf_cpu_scale_augmented_grow.jsonnet", NOISY_TRAIN="copies")
+    weights = grow["dataset_reader"].pop("noisy_copy_weights")
+    assert weights["clean"] == 0 and sum(weights.values()) == 1
+    assert grow.pop("vocabulary") == {"type": "from_files", "directory": "runs/bidaf_cpu_scale_augmented_long/vocabulary"}
+    assert grow["trainer"].pop("num_epochs") == 10 and long["trainer"].pop("num_epochs") == 8
+    grow["trainer"].pop("checkpointer"), long["trainer"].pop("checkpointer"), long["dataset_reader"].pop("noisy_copy_weights")
+    assert grow == long
+    clean10 = evaluate("bidaf_cpu_scale_long10.jsonnet")
+    assert clean10["trainer"]["num_epochs"] == 10 and "noisy_copies" not in clean10["dataset_reader"]

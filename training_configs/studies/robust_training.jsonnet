@@ -9,10 +9,12 @@
 // them), BIDAF_AUGMENTED_E2_ARCHIVE (the augmented model after 2 of its 3 epochs, about as many
 // updates as the clean model's 3: scripts/archive_checkpoint.py), BIDAF_LONG_ARCHIVE and
 // BIDAF_AUGMENTED_LONG_ARCHIVE (the clean and augmented twins trained 8 epochs:
-// bidaf_cpu_scale_long.jsonnet, bidaf_cpu_scale_augmented_long.jsonnet), TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty: left out), NOISY_XQUAD
-// (runs/noisy: the XQuAD ASR sets), STUDY_WITH_ASR ('1' adds our kal16 ASR set of XQuAD),
-// SPOKEN_CASCADE ('0' leaves the spoken rms set out),
-// SHARED_DATA (../shared/data). Each robust model names its
+// bidaf_cpu_scale_long.jsonnet, bidaf_cpu_scale_augmented_long.jsonnet), BIDAF_LONG10_ARCHIVE and
+// BIDAF_AUGMENTED_GROW_ARCHIVE (both trained on to 10 epochs, the augmented one with every
+// question's noisy copy: bidaf_cpu_scale_long10.jsonnet, bidaf_cpu_scale_augmented_grow.jsonnet),
+// TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty: left out), NOISY_XQUAD (runs/noisy:
+// the XQuAD ASR sets), STUDY_WITH_ASR ('1' adds our kal16 ASR set of XQuAD), SPOKEN_CASCADE ('0'
+// leaves the spoken rms set out), SHARED_DATA (../shared/data). Each robust model names its
 // clean-trained `twin`, so results.md has the `robustness` table (mean drop against the twin's).
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
@@ -24,6 +26,8 @@ local bidaf_augmented_mix = std.extVar('BIDAF_AUGMENTED_MIX_ARCHIVE');
 local bidaf_augmented_e2 = std.extVar('BIDAF_AUGMENTED_E2_ARCHIVE');
 local bidaf_long = std.extVar('BIDAF_LONG_ARCHIVE');
 local bidaf_augmented_long = std.extVar('BIDAF_AUGMENTED_LONG_ARCHIVE');
+local bidaf_long10 = std.extVar('BIDAF_LONG10_ARCHIVE');
+local bidaf_augmented_grow = std.extVar('BIDAF_AUGMENTED_GROW_ARCHIVE');
 
 // A set of noised questions from a file, paired with the clean ones by id.
 local file_set(file, interface, order) = {
@@ -43,27 +47,28 @@ local our_set(noise, interface) = {
   order: 2,
 };
 
+// A model entry, or none when its archive variable is empty.
+local optional(name, archive, batch_size=40, twin=null) =
+  if archive == '' then {} else {
+    [name]: { archive: archive, batch_size: batch_size } + (if twin != null then { twin: twin } else {}),
+  };
+// A twin's name when its archive is given (a model whose twin is left out is compared to none).
+local present(name, archive) = if archive != '' then name else null;
+
 {
   models: {
     bidaf: { archive: std.extVar('BIDAF_ARCHIVE'), batch_size: 40 },
     bidaf_augmented: { archive: std.extVar('BIDAF_AUGMENTED_ARCHIVE'), batch_size: 40, twin: 'bidaf' },
     bidaf_transcripts: { archive: std.extVar('BIDAF_TRANSCRIPTS_ARCHIVE'), batch_size: 40, twin: 'bidaf' },
-  } + (if bidaf_augmented_mix != '' then {
-         bidaf_augmented_mix: { archive: bidaf_augmented_mix, batch_size: 40, twin: 'bidaf' },
-       } else {})
-    + (if bidaf_augmented_e2 != '' then {
-         bidaf_augmented_e2: { archive: bidaf_augmented_e2, batch_size: 40, twin: 'bidaf' },
-       } else {})
-    + (if bidaf_long != '' then { bidaf_long: { archive: bidaf_long, batch_size: 40 } } else {})
-    + (if bidaf_augmented_long != '' then {
-         bidaf_augmented_long: { archive: bidaf_augmented_long, batch_size: 40 }
-                               + (if bidaf_long != '' then { twin: 'bidaf_long' } else {}),
-       } else {})
-    + (if transformer != '' then { transformer: { archive: transformer, batch_size: 16 } } else {})
-    + (if transformer_augmented != '' then {
-         transformer_augmented: { archive: transformer_augmented, batch_size: 16 }
-                                + (if transformer != '' then { twin: 'transformer' } else {}),
-       } else {}),
+  }
+  + optional('bidaf_augmented_mix', bidaf_augmented_mix, twin='bidaf')
+  + optional('bidaf_augmented_e2', bidaf_augmented_e2, twin='bidaf')
+  + optional('bidaf_long', bidaf_long)
+  + optional('bidaf_augmented_long', bidaf_augmented_long, twin=present('bidaf_long', bidaf_long))
+  + optional('bidaf_long10', bidaf_long10)
+  + optional('bidaf_augmented_grow', bidaf_augmented_grow, twin=present('bidaf_long10', bidaf_long10))
+  + optional('transformer', transformer, batch_size=16)
+  + optional('transformer_augmented', transformer_augmented, batch_size=16, twin=present('transformer', transformer)),
   test_sets: {
     clean: { data: xquad, interface: 'clean', kind: 'natural' },
     noiseqa_asr: file_set(noiseqa + 'xquad-asr-synthetic.json', 'asr', 1),
