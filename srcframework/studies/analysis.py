@@ -4,6 +4,7 @@ per-question predictions (a rerun runs no model and gives the same numbers for t
 - each pair: `em_low`/`em_high`, `f1_low`/`f1_high` (bootstrap intervals); for a noisy set,
   `drop_test` (its clean reference against it, paired by question id) and `flips`; and
   `by_question_type`, `by_length`, `by_wer_bucket` (error analysis);
+- each `robustness` row: `drop_reduction_low`/`drop_reduction_high` (bootstrap interval);
 - `comparisons`: on each set, model against model;
 - `examples`: up to `examples` flips of each direction for each noisy pair;
 - `statistics`: how all of the above was computed.
@@ -14,6 +15,7 @@ from typing import Dict, Tuple
 from srcframework.metrics.statistics import CONFIDENCE, Resampler
 from srcframework.studies.error_analysis import breakdowns, flip_examples, flips
 from srcframework.studies.question_scores import PairScores
+from srcframework.studies.robustness import reduction_interval
 from srcframework.studies.significance import SIGNIFICANCE_LEVEL, TEST_NAME, model_comparisons, pair_intervals, paired_comparison
 
 
@@ -63,6 +65,8 @@ def add_analysis(results: dict, scores: Dict[Tuple[str, str], PairScores], optio
         test_set = sets[pair["set"]]
         with_wer = test_set["input"] == "text" and test_set["interface"] != "clean"
         pair.update(breakdowns(mine, resampler, with_wer, wer_cache))
+    for row in results.get("robustness", []):
+        row.update(reduction_interval(results, row, scores, resampler))
     models = [model["name"] for model in results["models"]]
     results["comparisons"] = model_comparisons(scores, models, list(sets), resampler)
     results["examples"] = examples

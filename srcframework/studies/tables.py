@@ -153,16 +153,24 @@ def _test_cells(comparison: dict) -> List[Any]:
     return cells
 
 
+def _reduction(row: dict) -> Any:
+    """The drop reduction, with its interval when the analysis added one."""
+    if row["drop_reduction"] is None or row.get("drop_reduction_low") is None:
+        return row["drop_reduction"]
+    return Estimate(row["drop_reduction"], row["drop_reduction_low"], row["drop_reduction_high"])
+
+
 def robustness_table(results: dict) -> Table:
     rows = [
-        [r["model"], r["twin"], len(r["noisy_sets"]), r["mean_drop"], r["twin_mean_drop"], r["drop_reduction"],
+        [r["model"], r["twin"], len(r["noisy_sets"]), r["mean_drop"], r["twin_mean_drop"], _reduction(r),
          r["clean_f1_change"]]
         for r in results.get("robustness", [])
     ]
     header = ["Model", "Clean-trained twin", "Noisy sets", "Mean ΔF1", "Twin mean ΔF1", "Drop reduction %",
               "Clean F1 change"]
     notes = ["Mean ΔF1: F1 on the clean set minus F1 on a noisy set, averaged over the noisy sets both models "
-             "ran on. Drop reduction: 100 x (twin's mean drop - model's) / twin's. Clean F1 change: the model's "
+             "ran on. Drop reduction: 100 x (twin's mean drop - model's) / twin's, with its bootstrap interval "
+             "(the questions resampled together for the model and the twin on every set). Clean F1 change: the model's "
              "clean F1 minus the twin's (its interval and p-value are in the model-against-model table)."]
     return Table("robustness", "Robust training against the clean-trained twin", header, rows, 2, None, notes)
 
