@@ -21,8 +21,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 PLOT_NAMES = ("f1_by_country.png", "f1_vs_wer.png", "robustness_drop.png", "f1_intervals.png", "f1_by_wer_bucket.png")
+# matplotlib's tab10, then tab20's light shades of the same hues: 20 colours before one repeats
 PALETTE = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
-           "tab:olive", "tab:cyan"]
+           "tab:olive", "tab:cyan", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2",
+           "#c7c7c7", "#dbdb8d", "#9edae5"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
@@ -49,6 +51,11 @@ def _colours(results: dict) -> Dict[str, str]:
     return {model["name"]: PALETTE[i % len(PALETTE)] for i, model in enumerate(results["models"])}
 
 
+def _legend_beside(axes) -> None:
+    """The legend right of the plot, where it hides no bar."""
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+
+
 def _grouped_bars(axes, categories: List[str], series: List[Tuple[str, str, Dict[str, float]]]) -> None:
     """Bars of `series` (label, colour, {category: value}) side by side over each category."""
     width = 0.8 / len(series)
@@ -58,7 +65,7 @@ def _grouped_bars(axes, categories: List[str], series: List[Tuple[str, str, Dict
         axes.bar(xs, ys, width=width, label=label, color=colour)
     axes.set_xticks(range(len(categories)))
     axes.set_xticklabels(categories, rotation=30 if len(categories) > 6 else 0, ha="right" if len(categories) > 6 else "center")
-    axes.legend(fontsize=8)
+    _legend_beside(axes)
 
 
 def f1_by_country(results: dict) -> bytes:
@@ -171,7 +178,7 @@ def f1_intervals(results: dict) -> bytes:
                      capsize=3, ecolor="black")
         axes.set_xticks(range(len(sets)))
         axes.set_xticklabels(sets, rotation=30 if len(sets) > 4 else 0, ha="right" if len(sets) > 4 else "center")
-        axes.legend(fontsize=8)
+        _legend_beside(axes)
         axes.set_xlabel("test set")
         axes.set_ylabel("F1 (%)")
     level = round(100 * (results.get("statistics") or {}).get("confidence", 0.95))

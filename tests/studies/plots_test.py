@@ -68,3 +68,11 @@ def test_interval_figures_draw_the_intervals_and_say_when_empty(results):
     for name in ("f1_intervals.png", "f1_by_wer_bucket.png"):
         assert empty[name] != images[name]
         assert imread(io.BytesIO(empty[name]), format="png").std() > 0.01
+
+
+def test_twenty_models_get_twenty_colours():
+    from srcframework.studies.plots import _colours
+
+    colours = _colours({"models": [{"name": f"m{i}"} for i in range(21)]})
+    assert len(set(colours[f"m{i}"] for i in range(20))) == 20
+    assert colours["m20"] == colours["m0"]
