@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Another seed of the 10-epoch twins (bidaf_cpu_scale_long10 and bidaf_cpu_scale_augmented_grow),
+# trained from scratch under runs/seed$SEED/ with AllenNLP's three seeds and the reader's
+# noise_seed changed, then the robust-training study on them. The two trainings run side by side,
+# one thread each; a step whose output exists is skipped.
+#   bash scripts/robust_training_seed.sh 2      # from the repository root, after `make install`
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/.venv/bin:$PATH"
+SEED=${1:?usage: robust_training_seed.sh SEED (an integer)}
+[[ "$SEED" =~ ^[0-9]+$ ]] || { echo "robust_training_seed.sh: SEED must be an integer, got '$SEED'" >&2; exit 2; }
+OUT=runs/seed$SEED
+mkdir -p "$OUT" logs
+SEEDS="\"random_seed\": $SEED, \"numpy_seed\": $SEED, \"pytorch_seed\": $SEED"
+CLEAN="{$SEEDS}"
+# (dotted keys: a nested object would replace the config's whole dataset_reader)
+NOISY="{$SEEDS, \"dataset_reader.noise_seed\": $((13 + SEED))}"
+GROW="{$SEEDS, \"dataset_reader.noise_seed\": $((13 + SEED)), \"vocabulary.directory\": \"$OUT/bidaf_cpu_scale_augmented_long/vocabulary\"}"
+
+clean() {
+  [ -f "$OUT/bidaf_cpu_scale_long10/model_state_e10_b0.th" ] ||
+    allennlp train training_configs/bidaf_cpu_scale_long10.jsonnet -s "$OUT/bidaf_cpu_scale_long10" -o "$CLEAN"
+}
+augmented() {
+  [ -f "$OUT/bidaf_cpu_scale_augmented_long/model_state_e8_b0.th" ] ||
+    allennlp train training_configs/bidaf_cpu_scale_augmented_long.jsonnet -s "$OUT/bidaf_cpu_scale_augmented_long" -o "$NOISY"
+  if [ ! -f "$OUT/bidaf_cpu_scale_augmented_grow/model_state_e10_b0.th" ]; then
+    [ -f "$OUT/bidaf_cpu_scale_augmented_grow/config.json" ] ||
+      python scripts/extend_run.py "$OUT/bidaf_cpu_scale_augmented_long" training_configs/bidaf_cpu_scale_augmented_grow.jsonnet \
+        "$OUT/bidaf_cpu_scale_augmented_grow" -o "$GROW" --allow dataset_reader.noisy_copy_weights --allow vocabulary
+    allennlp train training_configs/bidaf_cpu_scale_augmented_grow.jsonnet -s "$OUT/bidaf_cpu_scale_augmented_grow" -o "$GROW" --recover
+  fi
+}
+OMP_NUM_THREADS=1 clean > "logs/seed${SEED}_clean.log" 2>&1 &
+CLEAN_JOB=$!
+OMP_NUM_THREADS=1 augmented > "logs/seed${SEED}_augmented.log" 2>&1 &
+AUGMENTED_JOB=$!
+wait "$CLEAN_JOB"
+wait "$AUGMENTED_JOB"
+
+for run in bidaf_cpu_scale_long10 bidaf_cpu_scale_augmented_grow; do
+  [ -f "$OUT/$run/epoch10.tar.gz" ] || python scripts/archive_checkpoint.py "$OUT/$run" --epoch 10 --output "$OUT/$run/epoch10.tar.gz"
+done
+# the first seed's study folder, when there, supplies the cached pairs of the other models and sets
+STUDY=runs/studies/robust_training_seed$SEED
+[ -d "$STUDY" ] || [ ! -d runs/studies/robust_training ] || cp -r runs/studies/robust_training "$STUDY"
+BIDAF_LONG10_ARCHIVE=$OUT/bidaf_cpu_scale_long10/epoch10.tar.gz \
+BIDAF_AUGMENTED_GROW_ARCHIVE=$OUT/bidaf_cpu_scale_augmented_grow/epoch10.tar.gz \
+  allennlp compare training_configs/studies/robust_training.jsonnet -o "$STUDY" --workers 2
