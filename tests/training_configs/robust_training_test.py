@@ -2,6 +2,7 @@
 import json
 
 import _jsonnet
+import pytest
 
 from srcframework.config_defaults import DEFAULTS
 from srcframework.studies.study import load_study
@@ -79,13 +80,18 @@ def test_the_mix_variant_and_the_epoch_2_checkpoint_join_the_study_when_named():
     assert study.models["bidaf_augmented_mix"].twin == "bidaf" and study.models["bidaf_augmented_e2"].twin == "bidaf"
 
 
-def test_the_8_epoch_twins_join_the_study_paired_with_each_other():
+@pytest.mark.parametrize("clean, augmented", [("bidaf_long", "bidaf_augmented_long"), ("bidaf_long10", "bidaf_augmented_grow")])
+def test_the_trained_on_twins_join_the_study_paired_with_each_other(clean, augmented):
     tiny = str(FIXTURES / "squad_tiny.json")
     variables = {"BIDAF_ARCHIVE": tiny, "BIDAF_AUGMENTED_ARCHIVE": tiny, "BIDAF_TRANSCRIPTS_ARCHIVE": tiny,
-                 "BIDAF_LONG_ARCHIVE": tiny, "BIDAF_AUGMENTED_LONG_ARCHIVE": tiny, "SPOKEN_CASCADE": "0"}
+                 f"{clean.upper()}_ARCHIVE": tiny, f"{augmented.upper()}_ARCHIVE": tiny, "SPOKEN_CASCADE": "0"}
     study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=variables, require_files=False)
-    assert study.models["bidaf_augmented_long"].twin == "bidaf_long"
-    assert study.models["bidaf_long"].twin is None
+    assert study.models[augmented].twin == clean and study.models[clean].twin is None
+    [other] = {"bidaf_long", "bidaf_long10"} - {clean}
+    assert other not in study.models
+    alone = dict(variables, **{f"{clean.upper()}_ARCHIVE": ""})
+    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=alone, require_files=False)
+    assert study.models[augmented].twin is None and clean not in study.models
 
 
 def test_the_long_configs_differ_from_the_3_epoch_ones_only_in_epochs_and_checkpoints():
@@ -94,18 +100,6 @@ def test_the_long_configs_differ_from_the_3_epoch_ones_only_in_epochs_and_checkp
         assert b["trainer"].pop("num_epochs") == 8 and b["trainer"].pop("checkpointer") == {"keep_most_recent_by_count": 8}
         a["trainer"].pop("num_epochs")
         assert a == b
-
-
-def test_the_10_epoch_twins_join_the_study_paired_with_each_other():
-    tiny = str(FIXTURES / "squad_tiny.json")
-    variables = {"BIDAF_ARCHIVE": tiny, "BIDAF_AUGMENTED_ARCHIVE": tiny, "BIDAF_TRANSCRIPTS_ARCHIVE": tiny,
-                 "BIDAF_LONG10_ARCHIVE": tiny, "BIDAF_AUGMENTED_GROW_ARCHIVE": tiny, "SPOKEN_CASCADE": "0"}
-    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=variables, require_files=False)
-    assert study.models["bidaf_augmented_grow"].twin == "bidaf_long10"
-    assert "bidaf_long" not in study.models
-    alone = dict(variables, BIDAF_LONG10_ARCHIVE="")
-    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=alone, require_files=False)
-    assert study.models["bidaf_augmented_grow"].twin is None
 
 
 def test_the_grow_config_reads_every_noisy_copy_with_the_8_epoch_vocabulary():
