@@ -2,7 +2,7 @@
 # Another seed of the 10-epoch twins (bidaf_cpu_scale_long10 and bidaf_cpu_scale_augmented_grow),
 # trained from scratch under runs/seed$SEED/ with AllenNLP's three seeds and the reader's
 # noise_seed changed, then the robust-training study on them. The two trainings run side by side,
-# one thread each; a step whose output exists is skipped.
+# one thread each; a step whose output exists is skipped, and a stopped training is recovered.
 #   bash scripts/robust_training_seed.sh 2      # from the repository root, after `make install`
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,13 +17,19 @@ CLEAN="{$SEEDS}"
 NOISY="{$SEEDS, \"dataset_reader.noise_seed\": $((13 + SEED))}"
 GROW="{$SEEDS, \"dataset_reader.noise_seed\": $((13 + SEED)), \"vocabulary.directory\": \"$OUT/bidaf_cpu_scale_augmented_long/vocabulary\"}"
 
+train_to() {  # config, serialization folder, overrides, last epoch; a stopped run is recovered
+  [ -f "$2/model_state_e$4_b0.th" ] && return
+  if [ -f "$2/config.json" ]; then
+    allennlp train "training_configs/$1.jsonnet" -s "$2" -o "$3" --recover
+  else
+    allennlp train "training_configs/$1.jsonnet" -s "$2" -o "$3"
+  fi
+}
 clean() {
-  [ -f "$OUT/bidaf_cpu_scale_long10/model_state_e10_b0.th" ] ||
-    allennlp train training_configs/bidaf_cpu_scale_long10.jsonnet -s "$OUT/bidaf_cpu_scale_long10" -o "$CLEAN"
+  train_to bidaf_cpu_scale_long10 "$OUT/bidaf_cpu_scale_long10" "$CLEAN" 10
 }
 augmented() {
-  [ -f "$OUT/bidaf_cpu_scale_augmented_long/model_state_e8_b0.th" ] ||
-    allennlp train training_configs/bidaf_cpu_scale_augmented_long.jsonnet -s "$OUT/bidaf_cpu_scale_augmented_long" -o "$NOISY"
+  train_to bidaf_cpu_scale_augmented_long "$OUT/bidaf_cpu_scale_augmented_long" "$NOISY" 8
   if [ ! -f "$OUT/bidaf_cpu_scale_augmented_grow/model_state_e10_b0.th" ]; then
     [ -f "$OUT/bidaf_cpu_scale_augmented_grow/config.json" ] ||
       python scripts/extend_run.py "$OUT/bidaf_cpu_scale_augmented_long" training_configs/bidaf_cpu_scale_augmented_grow.jsonnet \
