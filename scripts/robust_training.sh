@@ -47,22 +47,16 @@ train bidaf_cpu_scale_asr_transcripts runs/bidaf_cpu_scale_asr_transcripts
 
 # the clean and augmented twins trained on from their 3 epochs to 8, then to 10 (optimizer state
 # kept), each compared at its last epoch (no epoch is chosen on a test set)
-extend() {  # finished run, config, folder, last epoch, extend_run options
-  if [ ! -f "$3/model_state_e$4_b0.th" ]; then
-    [ -f "$3/config.json" ] || python scripts/extend_run.py "$1" "training_configs/$2.jsonnet" "$3" "${@:5}"
-    allennlp train "training_configs/$2.jsonnet" -s "$3" --recover
-  fi
-  [ -f "$3/epoch$4.tar.gz" ] || python scripts/archive_checkpoint.py "$3" --epoch "$4" --output "$3/epoch$4.tar.gz"
-}
-extend runs/bidaf_cpu_scale bidaf_cpu_scale_long runs/bidaf_cpu_scale_long 8
+source scripts/training_steps.sh
+extend runs/bidaf_cpu_scale bidaf_cpu_scale_long runs/bidaf_cpu_scale_long 8 ''
 # (the 3-epoch augmented run's saved config wrote the same weights unnormalised)
-extend runs/bidaf_cpu_scale_augmented bidaf_cpu_scale_augmented_long runs/bidaf_cpu_scale_augmented_long 8 \
+extend runs/bidaf_cpu_scale_augmented bidaf_cpu_scale_augmented_long runs/bidaf_cpu_scale_augmented_long 8 '' \
   --allow dataset_reader.noisy_copy_weights
 export BIDAF_LONG_ARCHIVE=runs/bidaf_cpu_scale_long/epoch8.tar.gz
 export BIDAF_AUGMENTED_LONG_ARCHIVE=runs/bidaf_cpu_scale_augmented_long/epoch8.tar.gz
 # epochs 9 and 10: clean, and with every question's noisy copy (the noise share grows from 1/2 to 1)
-extend runs/bidaf_cpu_scale_long bidaf_cpu_scale_long10 runs/bidaf_cpu_scale_long10 10
-extend runs/bidaf_cpu_scale_augmented_long bidaf_cpu_scale_augmented_grow runs/bidaf_cpu_scale_augmented_grow 10 \
+extend runs/bidaf_cpu_scale_long bidaf_cpu_scale_long10 runs/bidaf_cpu_scale_long10 10 ''
+extend runs/bidaf_cpu_scale_augmented_long bidaf_cpu_scale_augmented_grow runs/bidaf_cpu_scale_augmented_grow 10 '' \
   --allow dataset_reader.noisy_copy_weights --allow vocabulary
 export BIDAF_LONG10_ARCHIVE=runs/bidaf_cpu_scale_long10/epoch10.tar.gz
 export BIDAF_AUGMENTED_GROW_ARCHIVE=runs/bidaf_cpu_scale_augmented_grow/epoch10.tar.gz

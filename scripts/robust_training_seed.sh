@@ -11,6 +11,7 @@ SEED=${1:?usage: robust_training_seed.sh SEED (an integer)}
 [[ "$SEED" =~ ^[0-9]+$ ]] || { echo "robust_training_seed.sh: SEED must be an integer, got '$SEED'" >&2; exit 2; }
 OUT=runs/seed$SEED
 mkdir -p "$OUT" logs
+source scripts/training_steps.sh
 SEEDS="\"random_seed\": $SEED, \"numpy_seed\": $SEED, \"pytorch_seed\": $SEED"
 CLEAN="{$SEEDS}"
 # (dotted keys: a nested object would replace the config's whole dataset_reader)
@@ -27,15 +28,12 @@ train_to() {  # config, serialization folder, overrides, last epoch; a stopped r
 }
 clean() {
   train_to bidaf_cpu_scale_long10 "$OUT/bidaf_cpu_scale_long10" "$CLEAN" 10
+  archive_epoch "$OUT/bidaf_cpu_scale_long10" 10
 }
 augmented() {
   train_to bidaf_cpu_scale_augmented_long "$OUT/bidaf_cpu_scale_augmented_long" "$NOISY" 8
-  if [ ! -f "$OUT/bidaf_cpu_scale_augmented_grow/model_state_e10_b0.th" ]; then
-    [ -f "$OUT/bidaf_cpu_scale_augmented_grow/config.json" ] ||
-      python scripts/extend_run.py "$OUT/bidaf_cpu_scale_augmented_long" training_configs/bidaf_cpu_scale_augmented_grow.jsonnet \
-        "$OUT/bidaf_cpu_scale_augmented_grow" -o "$GROW" --allow dataset_reader.noisy_copy_weights --allow vocabulary
-    allennlp train training_configs/bidaf_cpu_scale_augmented_grow.jsonnet -s "$OUT/bidaf_cpu_scale_augmented_grow" -o "$GROW" --recover
-  fi
+  extend "$OUT/bidaf_cpu_scale_augmented_long" bidaf_cpu_scale_augmented_grow "$OUT/bidaf_cpu_scale_augmented_grow" 10 "$GROW" \
+    --allow dataset_reader.noisy_copy_weights --allow vocabulary
 }
 OMP_NUM_THREADS=1 clean > "logs/seed${SEED}_clean.log" 2>&1 &
 CLEAN_JOB=$!
@@ -44,9 +42,6 @@ AUGMENTED_JOB=$!
 wait "$CLEAN_JOB"
 wait "$AUGMENTED_JOB"
 
-for run in bidaf_cpu_scale_long10 bidaf_cpu_scale_augmented_grow; do
-  [ -f "$OUT/$run/epoch10.tar.gz" ] || python scripts/archive_checkpoint.py "$OUT/$run" --epoch 10 --output "$OUT/$run/epoch10.tar.gz"
-done
 # the first seed's study folder, when there, supplies the cached pairs of the other models and sets
 STUDY=runs/studies/robust_training_seed$SEED
 [ -d "$STUDY" ] || [ ! -d runs/studies/robust_training ] || cp -r runs/studies/robust_training "$STUDY"
