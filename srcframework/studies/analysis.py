@@ -4,19 +4,36 @@ per-question predictions (a rerun runs no model and gives the same numbers for t
 - each pair: `em_low`/`em_high`, `f1_low`/`f1_high` (bootstrap intervals); for a noisy set,
   `drop_test` (its clean reference against it, paired by question id) and `flips`; and
   `by_question_type`, `by_length`, `by_wer_bucket` (error analysis);
-- each `robustness` row: `drop_reduction_low`/`drop_reduction_high` (bootstrap interval);
+- `robustness`: each model with a twin against it (`robustness.py`);
 - `comparisons`: on each set, model against model;
 - `examples`: up to `examples` flips of each direction for each noisy pair;
 - `statistics`: how all of the above was computed.
+
+The bootstrap resamples contexts (the questions of one paragraph together) unless the unit is
+`question`, and each model's seeds where it has several. Each table's tests are one family,
+Holm-corrected (`drop_tests`, `model_comparisons`, `robustness`); a family is tested with
+`family_plan`'s method: randomisation with at least `permutations` rounds, or its normal
+approximation where the family is too large for a corrected p to get small in 50,000 rounds.
 """
 from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Dict, Mapping, Optional, Tuple
 
-from srcframework.metrics.statistics import CONFIDENCE, Resampler
+from srcframework.metrics.statistics import CONFIDENCE, PERMUTATIONS, Resampler, family_plan
 from srcframework.studies.error_analysis import breakdowns, flip_examples, flips
 from srcframework.studies.question_scores import PairScores
-from srcframework.studies.robustness import reduction_interval
-from srcframework.studies.significance import SIGNIFICANCE_LEVEL, TEST_NAME, model_comparisons, pair_intervals, paired_comparison
+from srcframework.studies.robustness import robustness
+from srcframework.studies.significance import (
+    CORRECTION,
+    SIGNIFICANCE_LEVEL,
+    TEST_NAME,
+    comparison_pairs,
+    comparison_tests,
+    correct,
+    model_comparisons,
+    pair_intervals,
+    paired_comparison,
+)
+from srcframework.studies.study import BOOTSTRAP_UNITS, EQUIVALENCE_MARGIN
 
 
 @dataclass(frozen=True)
@@ -25,38 +42,66 @@ class AnalysisOptions:
     # Parameters
 
     bootstrap : `int`, optional (default = `1000`)
-        Bootstrap resamples of the questions for every interval, and randomisation trials for
-        every test.
+        Bootstrap resamples for every interval.
     seed : `int`, optional (default = `0`)
     examples : `int`, optional (default = `5`)
         Example flips of each direction that report.html lists for each noisy pair.
+    permutations : `int`, optional (default = `10000`)
+        Randomisation rounds of every paired test (at least; a large family gets more).
+    bootstrap_unit : `str`, optional
+        `context` or `question`; None: the study's (`context` without a study).
+    equivalence_margin : `float`, optional (default = `1.5`)
+        F1 points within which a robust model's clean F1 counts as its twin's (TOST).
     """
 
     bootstrap: int = 1000
     seed: int = 0
     examples: int = 5
+    permutations: int = PERMUTATIONS
+    bootstrap_unit: Optional[str] = None
+    equivalence_margin: float = EQUIVALENCE_MARGIN
 
     def __post_init__(self) -> None:
         if self.bootstrap < 1:
             raise ValueError(f"--bootstrap must be at least 1, got {self.bootstrap}")
         if self.examples < 0:
             raise ValueError(f"--examples must be at least 0, got {self.examples}")
+        if self.permutations < 1:
+            raise ValueError(f"--permutations must be at least 1, got {self.permutations}")
+        if self.bootstrap_unit not in (None,) + BOOTSTRAP_UNITS:
+            raise ValueError(f"--bootstrap-unit must be one of {', '.join(BOOTSTRAP_UNITS)}, got {self.bootstrap_unit!r}")
+        if not self.equivalence_margin > 0:
+            raise ValueError(f"the equivalence margin must be positive, got {self.equivalence_margin}")
 
 
-def add_analysis(results: dict, scores: Dict[Tuple[str, str], PairScores], options: AnalysisOptions) -> dict:
-    """Add the intervals, tests and error analysis to `results` (as `collect_results` builds it,
-    with `scores` for each of its pairs) and return it."""
-    resampler = Resampler(options.bootstrap, options.seed, CONFIDENCE)
+def _family(tests: int, plan: Tuple[str, int]) -> dict:
+    return {"tests": tests, "method": plan[0], "rounds": plan[1]}
+
+
+def add_analysis(
+    results: dict,
+    scores: Dict[Tuple[str, str], PairScores],
+    options: AnalysisOptions,
+    contexts: Optional[Mapping[str, str]] = None,
+) -> dict:
+    """Add the intervals, tests, robustness rows and error analysis to `results` (as
+    `collect_results` builds it, with `scores` for each of its pairs) and return it. `contexts`
+    maps question ids to their context; a question it lacks is resampled alone."""
+    unit = options.bootstrap_unit or "context"
+    clusters = dict(contexts or {}) if unit == "context" else None
+    resampler = Resampler(options.bootstrap, options.seed, CONFIDENCE, clusters, options.permutations)
     sets = {test_set["name"]: test_set for test_set in results["test_sets"]}
     examples = []
     wer_cache: dict = {}
+    noisy_pairs = [pair for pair in results["pairs"] if pair["reference"]]
+    drop_plan = family_plan(2 * len(noisy_pairs), options.permutations, SIGNIFICANCE_LEVEL)
     for pair in results["pairs"]:
         mine = scores[(pair["model"], pair["set"])]
         pair.update(pair_intervals(mine, resampler))
         reference = pair["reference"]
         if reference:
             clean = scores[(pair["model"], reference)]
-            pair["drop_test"] = paired_comparison(clean, mine, resampler)
+            pair["drop_test"] = paired_comparison(clean, mine, resampler, drop_plan)
             pair["flips"] = flips(clean, mine)
             examples.append({"model": pair["model"], "set": pair["set"], "reference": reference,
                              **flip_examples(clean, mine, options.examples)})
@@ -65,17 +110,33 @@ def add_analysis(results: dict, scores: Dict[Tuple[str, str], PairScores], optio
         test_set = sets[pair["set"]]
         with_wer = test_set["input"] == "text" and test_set["interface"] != "clean"
         pair.update(breakdowns(mine, resampler, with_wer, wer_cache))
-    for row in results.get("robustness", []):
-        row.update(reduction_interval(results, row, scores, resampler))
+    correct(comparison_tests([pair["drop_test"] for pair in noisy_pairs]))
+    results["robustness"], robustness_family = robustness(results, scores, resampler, options.equivalence_margin,
+                                                          options.permutations, SIGNIFICANCE_LEVEL)
     models = [model["name"] for model in results["models"]]
-    results["comparisons"] = model_comparisons(scores, models, list(sets), resampler)
+    comparison_plan = family_plan(2 * len(comparison_pairs(scores, models, list(sets))), options.permutations,
+                                SIGNIFICANCE_LEVEL)
+    results["comparisons"] = model_comparisons(scores, models, list(sets), resampler, comparison_plan)
     results["examples"] = examples
+    scored = {qid for pair_scores in scores.values() for qid in pair_scores.ids}
     results["statistics"] = {
         "bootstrap": options.bootstrap,
         "seed": options.seed,
         "confidence": CONFIDENCE,
+        "bootstrap_unit": unit,
+        "questions": len(scored),
+        "contexts": len({clusters.get(qid, qid) for qid in scored}) if clusters is not None else None,
+        "questions_without_context": sum(qid not in clusters for qid in scored) if clusters is not None else None,
         "test": TEST_NAME,
+        "permutations": options.permutations,
+        "correction": CORRECTION,
+        "families": {
+            "drop_tests": _family(2 * len(noisy_pairs), drop_plan),
+            "model_comparisons": _family(2 * len(results["comparisons"]), comparison_plan),
+            "robustness": robustness_family,
+        },
         "significance_level": SIGNIFICANCE_LEVEL,
+        "equivalence_margin": options.equivalence_margin,
         "right": "exact match 1",
         "examples": options.examples,
     }

@@ -1,7 +1,8 @@
 """Error analysis of a study pair from its per-question scores:
 
 - flips against the pair's clean reference, by question id: questions right on the clean set and
-  wrong on the noisy one, and the reverse ("right" = exact match 1);
+  wrong on the noisy one, and the reverse ("right" = exact match 1; of the model's first archive
+  where it has several);
 - EM and F1, with bootstrap intervals, by question type and by question length (both of the
   clean question, `question_types.py`) and, for noisy text sets that carry the clean question
   (`original_question`), by the question's WER bucket;
@@ -73,15 +74,17 @@ def question_wers(scores: PairScores, cache: Optional[WerCache] = None) -> Optio
 
 
 def _grouped(scores: PairScores, labels: Sequence[Optional[str]], order: Sequence[str], resampler: Resampler) -> dict:
-    """`{label: {count, em, f1, f1_low, f1_high}}` in `order`, over the questions with that label."""
+    """`{label: {count, em, f1, f1_low, f1_high}}` in `order`, over the questions with that label
+    (the interval resamples their contexts, and the model's seeds)."""
     labels = np.array([label or "" for label in labels], dtype=object)
+    ids = np.array(scores.ids, dtype=object)
     groups = {}
     for label in order:
         mask = labels == label
         if not mask.any():
             continue
         f1 = scores.f1[mask]
-        low, high = resampler.interval(f1)
+        low, high = resampler.interval(list(ids[mask]), scores.f1_by_seed[:, mask], scores.model)
         groups[label] = {"count": int(mask.sum()), "em": float(scores.em[mask].mean()), "f1": float(f1.mean()),
                          "f1_low": low, "f1_high": high}
     return groups
@@ -117,8 +120,8 @@ def breakdowns(scores: PairScores, resampler: Resampler, with_wer: bool, wer_cac
 
 def _flip_ids(clean: PairScores, noisy: PairScores) -> Dict[str, List[str]]:
     ids = shared_ids(clean, noisy)
-    right_clean = clean.em[clean.positions(ids)] > 0
-    right_noisy = noisy.em[noisy.positions(ids)] > 0
+    right_clean = clean.em_by_seed[0][clean.positions(ids)] > 0
+    right_noisy = noisy.em_by_seed[0][noisy.positions(ids)] > 0
     return {
         "right_to_wrong": [qid for qid, c, n in zip(ids, right_clean, right_noisy) if c and not n],
         "wrong_to_right": [qid for qid, c, n in zip(ids, right_clean, right_noisy) if n and not c],

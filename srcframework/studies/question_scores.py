@@ -1,9 +1,9 @@
 """Per-question SQuAD v1.1 scores of one study pair, from the predictions it caches
-(`pairs/<model>__<set>/predictions.jsonl`): the material of the study's intervals, paired tests
-and error analysis. Questions are kept in the order of their ids, so that two pairs over the
-same questions line up."""
+(`pairs/<model>__<set>/predictions.jsonl`, and `seed<i>/predictions.jsonl` under it for a model's
+further seeds): the material of the study's intervals, paired tests and error analysis. Questions
+are kept in the order of their ids, so that two pairs over the same questions line up."""
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -26,7 +26,12 @@ class PairScores:
     f1 : `np.ndarray`
         F1 of each question (0-100).
     records : `Dict[str, dict]`
-        The prediction records by id (question, original_question, answers, prediction, groups).
+        The prediction records by id (question, original_question, answers, prediction, groups),
+        of the model's first seed.
+    em_by_seed : `np.ndarray`, optional
+        `seeds x questions` exact match, one row per archive of the model; `em` is their mean.
+        Default: `em` as the one row.
+    f1_by_seed : `np.ndarray`, optional
     """
 
     model: str
@@ -35,6 +40,18 @@ class PairScores:
     em: np.ndarray
     f1: np.ndarray
     records: Dict[str, dict]
+    em_by_seed: Optional[np.ndarray] = None
+    f1_by_seed: Optional[np.ndarray] = None
+
+    def __post_init__(self) -> None:
+        if self.em_by_seed is None:
+            self.em_by_seed = np.asarray(self.em, dtype=np.float64)[None, :]
+        if self.f1_by_seed is None:
+            self.f1_by_seed = np.asarray(self.f1, dtype=np.float64)[None, :]
+
+    @property
+    def seeds(self) -> int:
+        return int(self.f1_by_seed.shape[0])
 
     def positions(self, ids: Sequence[str]) -> np.ndarray:
         where = {qid: i for i, qid in enumerate(self.ids)}
@@ -71,6 +88,24 @@ def pair_scores(records: List[dict], model: str, test_set: str, data: str) -> Pa
 def load_pair_scores(path: str, model: str, test_set: str, data: str) -> PairScores:
     """`pair_scores` of the predictions a pair cached in `path` (JSON lines)."""
     return pair_scores(read_records(path), model, test_set, data)
+
+
+def combine_seeds(seeds: List[PairScores], data: str) -> PairScores:
+    """One pair's scores from those of each seed of its model (the same questions in each): the
+    per-question scores averaged over seeds, and kept by seed. Seeds over other questions are a
+    `StudyError` naming the set and `data`."""
+    if len(seeds) == 1:
+        return seeds[0]
+    first = seeds[0]
+    for index, other in enumerate(seeds[1:], 1):
+        if other.ids != first.ids:
+            raise StudyError(
+                f"test set {first.set} ({data}): model {first.model}'s seed {index} answered other questions "
+                f"than its seed 0 ({len(other.ids)} against {len(first.ids)}); rerun the pair"
+            )
+    em = np.stack([s.em for s in seeds])
+    f1 = np.stack([s.f1 for s in seeds])
+    return PairScores(first.model, first.set, first.ids, em.mean(axis=0), f1.mean(axis=0), first.records, em, f1)
 
 
 def shared_ids(first: PairScores, second: PairScores) -> List[str]:

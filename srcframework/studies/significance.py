@@ -5,49 +5,80 @@ tests of one pair against another over the questions both scored (paired by ques
 - each set's models against each other.
 
 A test gives the difference (first minus second), its paired bootstrap interval and the p-value
-of a paired approximate randomisation test (`metrics/statistics.py`), for EM and for F1.
+of a paired approximate randomisation test (`metrics/statistics.py`), for EM and for F1. The
+tests of one table form a family: `correct` adds each test's Holm-Bonferroni adjusted p
+(`p_holm`), and a test is `significant` when that adjusted p is below the level.
 """
 from itertools import combinations
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from srcframework.metrics.statistics import Resampler
+from srcframework.metrics.statistics import LEVEL, Resampler, holm
 from srcframework.studies.question_scores import PairScores, shared_ids
 
-SIGNIFICANCE_LEVEL = 0.05
+SIGNIFICANCE_LEVEL = LEVEL
 TEST_NAME = "paired approximate randomisation"
+CORRECTION = "Holm-Bonferroni"
+Plan = Tuple[str, int]
 
 
 def pair_intervals(scores: PairScores, resampler: Resampler) -> dict:
     """`{"em_low", "em_high", "f1_low", "f1_high"}`: the bootstrap intervals of the pair's EM and F1."""
-    em_low, em_high = resampler.interval(scores.em)
-    f1_low, f1_high = resampler.interval(scores.f1)
+    em_low, em_high = resampler.interval(scores.ids, scores.em_by_seed, scores.model)
+    f1_low, f1_high = resampler.interval(scores.ids, scores.f1_by_seed, scores.model)
     return {"em_low": em_low, "em_high": em_high, "f1_low": f1_low, "f1_high": f1_high}
 
 
-def paired_comparison(first: PairScores, second: PairScores, resampler: Resampler) -> dict:
+def paired_comparison(first: PairScores, second: PairScores, resampler: Resampler, plan: Optional[Plan] = None) -> dict:
     """`{"questions", "em": test, "f1": test}` of `first` minus `second` over their shared ids;
-    a test is `{"difference", "low", "high", "p", "significant"}`. No shared id: questions 0 and
-    no tests."""
+    a test is `{"difference", "low", "high", "p"}` (`plan`: the `family_plan` of its family, by
+    default a randomisation test with the resampler's rounds). No shared id: questions 0 and no
+    tests."""
     ids = shared_ids(first, second)
     if not ids:
         return {"questions": 0, "em": None, "f1": None}
+    method, rounds = plan or ("randomisation", resampler.permutations)
     here, there = first.positions(ids), second.positions(ids)
     result: dict = {"questions": len(ids)}
     for metric in ("em", "f1"):
-        test = resampler.test(getattr(first, metric)[here], getattr(second, metric)[there])
-        result[metric] = dict(test, significant=test["p"] < SIGNIFICANCE_LEVEL)
+        mine, theirs = getattr(first, f"{metric}_by_seed")[:, here], getattr(second, f"{metric}_by_seed")[:, there]
+        test = resampler.test(ids, mine, theirs, first.model, second.model, method, rounds)
+        test.pop("draws")
+        result[metric] = test
     return result
 
 
+def correct(tests: List[Optional[dict]], level: float = SIGNIFICANCE_LEVEL) -> None:
+    """Add `p_holm` (Holm-Bonferroni over the family `tests`) and `significant` (`p_holm <
+    level`) to each test; None stands for a test not made."""
+    adjusted = holm([test["p"] if test else None for test in tests])
+    for test, p in zip(tests, adjusted):
+        if test:
+            test.update(p_holm=p, significant=p < level)
+
+
+def comparison_tests(comparisons: List[dict]) -> List[Optional[dict]]:
+    """The EM and F1 tests of paired comparisons, as one family."""
+    return [comparison[metric] for comparison in comparisons for metric in ("em", "f1")]
+
+
 def model_comparisons(
-    scores: Dict[Tuple[str, str], PairScores], models: List[str], sets: List[str], resampler: Resampler
+    scores: Dict[Tuple[str, str], PairScores], models: List[str], sets: List[str], resampler: Resampler,
+    plan: Optional[Plan] = None,
 ) -> List[dict]:
     """For each set, every two models that ran on it (in the study's model order): the first
-    model against the second."""
+    model against the second, Holm-corrected as one family."""
     comparisons = []
+    for first, second, test_set in comparison_pairs(scores, models, sets):
+        comparison = paired_comparison(scores[(first, test_set)], scores[(second, test_set)], resampler, plan)
+        comparisons.append({"set": test_set, "first": first, "second": second, **comparison})
+    correct(comparison_tests(comparisons))
+    return comparisons
+
+
+def comparison_pairs(scores: Dict[Tuple[str, str], PairScores], models: List[str], sets: List[str]) -> List[Tuple[str, str, str]]:
+    """`(first, second, set)` of every model comparison, in table order."""
+    found = []
     for test_set in sets:
         present = [model for model in models if (model, test_set) in scores]
-        for first, second in combinations(present, 2):
-            comparison = paired_comparison(scores[(first, test_set)], scores[(second, test_set)], resampler)
-            comparisons.append({"set": test_set, "first": first, "second": second, **comparison})
-    return comparisons
+        found += [(first, second, test_set) for first, second in combinations(present, 2)]
+    return found

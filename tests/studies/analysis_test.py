@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
 
-from srcframework.metrics.statistics import Resampler, bootstrap_interval, paired_test
+from srcframework.metrics.statistics import Resampler, bootstrap_interval, holm, paired_test
 from srcframework.studies.analysis import AnalysisOptions, add_analysis
 from srcframework.studies.error_analysis import breakdowns, flip_examples, flips, question_wers
 from srcframework.studies.question_scores import pair_scores
-from srcframework.studies.significance import model_comparisons, paired_comparison
+from srcframework.studies.significance import comparison_tests, correct, model_comparisons, paired_comparison
 from srcframework.studies.study import StudyError
 
 QUESTIONS = {
@@ -79,10 +79,13 @@ def test_paired_comparison_over_shared_ids():
     resampler = Resampler(300, 4)
     drop = paired_comparison(CLEAN, NOISY, resampler)
     assert drop["questions"] == 5
-    assert drop["f1"] == dict(paired_test(CLEAN.f1, NOISY.f1, seed=4, indices=resampler.indices(5)),
-                              significant=drop["f1"]["p"] < 0.05)
+    assert drop["f1"] == pytest.approx(paired_test(CLEAN.f1, NOISY.f1, 300, seed=4))  # each question alone
     same = paired_comparison(CLEAN, CLEAN, resampler)
-    assert same["em"] == {"difference": 0.0, "low": 0.0, "high": 0.0, "p": 1.0, "significant": False}
+    assert same["em"] == {"difference": 0.0, "low": 0.0, "high": 0.0, "p": 1.0}
+    correct(comparison_tests([drop, same]))
+    assert same["em"]["p_holm"] == 1.0 and not same["em"]["significant"]
+    family = [drop["em"]["p"], drop["f1"]["p"], 1.0, 1.0]
+    assert [drop["em"]["p_holm"], drop["f1"]["p_holm"]] == pytest.approx(holm(family)[:2])
     partial = pair_scores([r for r in records({"q2": "Port Vel"}, True) if r["id"] in ("q2", "q3")], "m", "part", "p")
     assert paired_comparison(CLEAN, partial, resampler)["questions"] == 2
     other = pair_scores([dict(r, id="x" + r["id"]) for r in records({}, False)], "m", "other", "o")
@@ -94,7 +97,7 @@ def test_model_comparisons_follow_the_model_order():
     found = model_comparisons(scores, ["a", "b", "c"], ["clean", "noisy"], Resampler(100, 0))
     assert [(c["set"], c["first"], c["second"]) for c in found] == [("clean", "a", "b"), ("clean", "a", "c"),
                                                                      ("clean", "b", "c")]
-    assert found[2]["f1"]["p"] == 1.0
+    assert found[2]["f1"]["p"] == 1.0 and found[2]["f1"]["p_holm"] == 1.0
 
 
 def test_add_analysis_fills_every_pair_and_the_study():
@@ -107,14 +110,23 @@ def test_add_analysis_fills_every_pair_and_the_study():
     add_analysis(results, {("m", "clean"): CLEAN, ("m", "noisy"): NOISY}, AnalysisOptions(bootstrap=100, seed=2, examples=1))
     clean, noisy = results["pairs"]
     assert clean["drop_test"] is None and clean["flips"] is None and clean["by_wer_bucket"] == {}
+    # no contexts given: each question is resampled alone
     assert (noisy["f1_low"], noisy["f1_high"]) == pytest.approx(bootstrap_interval(NOISY.f1, 100, 2))
     assert noisy["flips"]["right_to_wrong"] == 2 and noisy["by_wer_bucket"]
     assert noisy["drop_test"]["em"]["difference"] == pytest.approx(np.mean(CLEAN.em) - np.mean(NOISY.em))
     assert results["comparisons"] == []
     assert [len(results["examples"][0][k]) for k in ("right_to_wrong", "wrong_to_right")] == [1, 1]
-    assert results["statistics"] == {"bootstrap": 100, "seed": 2, "confidence": 0.95,
-                                     "test": "paired approximate randomisation", "significance_level": 0.05,
-                                     "right": "exact match 1", "examples": 1}
+    assert results["statistics"] == {
+        "bootstrap": 100, "seed": 2, "confidence": 0.95, "bootstrap_unit": "context", "questions": 5, "contexts": 5,
+        "questions_without_context": 5, "test": "paired approximate randomisation", "permutations": 10000,
+        "correction": "Holm-Bonferroni", "significance_level": 0.05, "equivalence_margin": 1.5, "right": "exact match 1",
+        "examples": 1, "families": {"drop_tests": {"tests": 2, "method": "randomisation", "rounds": 10000},
+                                    "model_comparisons": {"tests": 0, "method": "randomisation", "rounds": 10000},
+                                    "robustness": {"tests": 0, "method": "randomisation", "rounds": 10000}},
+    }
+    tests = [noisy["drop_test"]["em"], noisy["drop_test"]["f1"]]
+    assert [t["p_holm"] for t in tests] == pytest.approx(holm([t["p"] for t in tests]))
+    assert all(t["significant"] == (t["p_holm"] < 0.05) for t in tests)
     with pytest.raises(ValueError, match="--bootstrap must be at least 1"):
         AnalysisOptions(bootstrap=0)
 
