@@ -8,12 +8,16 @@ OUT_DIR/
   pairs/<model>__<set>/predictions.jsonl   one record a question: id, prediction, answers, groups,
                                            question, original_question
   pairs/<model>__<set>/scores.json         the pair's key, accent report and question noise
+  pairs/<model>__<set>/seed<i>/...          the same for the i-th further archive (seed) of a model
+                                           that lists several `archives`
   results.json, results.md, results.csv, results.tex, *.png, report.html
 ```
 
 The outputs are assembled from the pairs' cached predictions and scores (with the intervals,
-tests and error analysis of `analysis.py`), and each is written atomically once all of them are
-complete.
+tests and error analysis of `analysis.py`, which resamples the questions by their context: the
+paragraph they ask about, read from the study's SQuAD files), and each is written atomically once
+all of them are complete. A model with several archives is run once per archive; its pair's
+figures are the mean over those seeds (`seeds.py`).
 
 A pair's key is the sha256 of the archive's sha256, the data's fingerprint (a file's sha256; a
 folder's list of relative paths, sizes and modification times; a generated set's config key), the
@@ -30,6 +34,7 @@ import json
 import logging
 import multiprocessing
 import os
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple
 
 from allennlp.common.checks import ConfigurationError
@@ -40,8 +45,9 @@ from srcframework.common.files import file_sha256, text_sha256, write_bytes_atom
 from srcframework.metrics.records import GROUP_KEYS, missing_output_keys, question_noise, record_from_output
 from srcframework.jobs.challenge_set import config_key, make_challenge_set
 from srcframework.studies.analysis import AnalysisOptions, add_analysis
-from srcframework.studies.question_scores import PairScores, load_pair_scores
-from srcframework.studies.robustness import robustness
+from srcframework.studies.contexts import question_contexts
+from srcframework.studies.question_scores import PairScores, combine_seeds, load_pair_scores
+from srcframework.studies.seeds import mean_report, seed_figures
 from srcframework.studies.study import Study, StudyError, TestSetSpec
 
 logger = logging.getLogger(__name__)
@@ -105,15 +111,21 @@ def generated_set_path(out_dir: str, spec: TestSetSpec, fingerprints: Fingerprin
     return os.path.join(out_dir, "sets", f"{spec.name}-{key}.json"), key
 
 
-def pair_name(model: str, test_set: str) -> str:
-    return f"{model}__{test_set}"
+def pair_name(model: str, test_set: str, seed: int = 0) -> str:
+    """The pair's folder under `pairs/`; a further seed's is `seed<i>` inside it."""
+    return f"{model}__{test_set}" if seed == 0 else f"{model}__{test_set}/seed{seed}"
 
 
-def pair_key(study: Study, model: str, test_set: str, out_dir: str, fingerprints: Fingerprints) -> str:
+def archive_key(study: Study, model: str, seed: int) -> str:
+    """The study key that names a model's `seed`-th archive, for errors."""
+    return f"models.{model}.archives[{seed}]" if len(study.models[model].archives) > 1 else f"models.{model}.archive"
+
+
+def pair_key(study: Study, model: str, test_set: str, out_dir: str, fingerprints: Fingerprints, seed: int = 0) -> str:
     spec = study.test_sets[test_set]
-    archive = study.models[model].archive
+    archive = study.models[model].archives[seed]
     if not os.path.isfile(archive):
-        raise StudyError(f"{study.path}: models.{model}.archive: not found: {archive}")
+        raise StudyError(f"{study.path}: {archive_key(study, model, seed)}: not found: {archive}")
     if spec.noise is not None:
         data = "generated:" + generated_set_path(out_dir, spec, fingerprints)[1]
     else:
@@ -205,7 +217,8 @@ def evaluate_pair(job: dict) -> dict:
         reader.apply_token_indexers(instance)
     model, size = archive.model, job["batch_size"]
     records: List[dict] = []
-    bar = tqdm(total=len(instances), desc=pair_name(job["model"], job["set"]), unit="q", disable=not job["progress"])
+    bar = tqdm(total=len(instances), desc=pair_name(job["model"], job["set"], job.get("seed", 0)), unit="q",
+               disable=not job["progress"])
     for start in range(0, len(instances), size):
         outputs = model.forward_on_instances(instances[start : start + size])
         for output in outputs:
@@ -234,6 +247,7 @@ def evaluate_pair(job: dict) -> dict:
         "key": job["key"],
         "model": job["model"],
         "set": job["set"],
+        **({"seed": job["seed"]} if job.get("seed") else {}),
         "report": report,
         "question_noise": question_noise(records) if job["input"] == "text" else None,
     }
@@ -255,10 +269,11 @@ def ensure_archive(study: Study, model: str) -> None:
     """Train a model whose archive is missing, when the study gives its config (under a lock, so
     concurrent shards train it once)."""
     spec = study.models[model]
+    for seed, archive in enumerate(spec.archives):
+        if not os.path.isfile(archive) and spec.config is None:
+            raise StudyError(f"{study.path}: {archive_key(study, model, seed)}: not found: {archive}")
     if os.path.isfile(spec.archive):
         return
-    if spec.config is None:
-        raise StudyError(f"{study.path}: models.{model}.archive: not found: {spec.archive}")
     from allennlp.commands.train import train_model_from_file
 
     os.makedirs(os.path.dirname(os.path.abspath(spec.serialization_dir)), exist_ok=True)
@@ -362,7 +377,8 @@ def run_study(
     shard of several, assemble the outputs. `shard=(i, n)` runs every n-th pair from the i-th;
     `merge` runs nothing and assembles the outputs from the pairs that shards wrote (every pair
     must be complete); `analysis` sets the bootstrap, seed and examples of the statistics.
-    Returns counts: pairs, pairs_run, pairs_cached, sets_generated, assembled.
+    Returns counts: pairs, pairs_run, pairs_cached, sets_generated, assembled (a model with
+    several archives counts one pair per archive and set).
     """
     index, count = shard
     if not (count >= 1 and 0 <= index < count):
@@ -373,18 +389,18 @@ def run_study(
         raise ValueError("--merge only assembles finished pairs: give it without --shard and --force")
     os.makedirs(os.path.join(out_dir, "pairs"), exist_ok=True)
     fingerprints = Fingerprints()
-    mine = [] if merge else study.pairs[index::count]
-    for model in dict.fromkeys(model for model, _ in mine):
+    mine = [] if merge else study.runs[index::count]
+    for model in dict.fromkeys(model for model, _, _ in mine):
         ensure_archive(study, model)
     todo = []
-    for model, test_set in mine:
-        key = pair_key(study, model, test_set, out_dir, fingerprints)
-        pair_dir = os.path.join(out_dir, "pairs", pair_name(model, test_set))
+    for model, test_set, seed in mine:
+        key = pair_key(study, model, test_set, out_dir, fingerprints, seed)
+        pair_dir = os.path.join(out_dir, "pairs", pair_name(model, test_set, seed))
         if force or not is_done(pair_dir, key):
-            todo.append((model, test_set, key, pair_dir))
+            todo.append((model, test_set, seed, key, pair_dir))
     sets_generated = 0
     data_paths = {}
-    for test_set in dict.fromkeys(test_set for _, test_set, _, _ in todo):
+    for test_set in dict.fromkeys(test_set for _, test_set, _, _, _ in todo):
         spec = study.test_sets[test_set]
         existed = spec.noise is None or os.path.isfile(generated_set_path(out_dir, spec, fingerprints)[0])
         data_paths[test_set] = ensure_set(study, test_set, out_dir, fingerprints, workers, progress)
@@ -393,7 +409,8 @@ def run_study(
         {
             "model": model,
             "set": test_set,
-            "archive": study.models[model].archive,
+            "seed": seed,
+            "archive": study.models[model].archives[seed],
             "data": data_paths[test_set],
             "original": study.test_sets[test_set].original,
             "input": study.test_sets[test_set].input,
@@ -404,11 +421,11 @@ def run_study(
             "pair_dir": pair_dir,
             "progress": progress and workers == 1,
         }
-        for model, test_set, key, pair_dir in todo
+        for model, test_set, seed, key, pair_dir in todo
     ]
     _run_jobs(jobs, workers, progress)
     summary = {
-        "pairs": len(study.pairs),
+        "pairs": len(study.runs),
         "pairs_in_shard": len(mine),
         "pairs_run": len(jobs),
         "pairs_cached": len(mine) - len(jobs),
@@ -458,27 +475,32 @@ def collect_results(
 ) -> dict:
     """The results of every pair (which must all be complete and current), as `results.json`
     holds them: models, test sets with their question noise, and pairs with EM/F1, the drop from
-    the model's clean set and per-group scores, with the intervals, tests and error analysis
-    that `add_analysis` computes from the pairs' predictions."""
+    the model's clean set and per-group scores (a model with several archives: the mean over its
+    seeds, each seed's figures under `seeds`), with the intervals, tests, robustness rows and
+    error analysis that `add_analysis` computes from the pairs' predictions. `analysis` without a
+    `bootstrap_unit` takes the study's, and the study gives the equivalence margin."""
     fingerprints = fingerprints or Fingerprints()
-    scores: Dict[Tuple[str, str], dict] = {}
+    found_runs: Dict[Tuple[str, str, int], dict] = {}
     missing = []
-    for model, test_set in study.pairs:
-        pair_dir = os.path.join(out_dir, "pairs", pair_name(model, test_set))
-        key = pair_key(study, model, test_set, out_dir, fingerprints)
+    for model, test_set, seed in study.runs:
+        pair_dir = os.path.join(out_dir, "pairs", pair_name(model, test_set, seed))
+        key = pair_key(study, model, test_set, out_dir, fingerprints, seed)
         found = read_scores(pair_dir)
         if found is None or found.get("key") != key:
-            missing.append(pair_name(model, test_set))
+            missing.append(pair_name(model, test_set, seed))
         else:
-            scores[(model, test_set)] = found
+            found_runs[(model, test_set, seed)] = found
     if missing:
         raise StudyError(
-            f"{study.path}: {len(missing)} of {len(study.pairs)} pairs are missing or out of date in "
+            f"{study.path}: {len(missing)} of {len(study.runs)} pairs are missing or out of date in "
             f"{out_dir}/pairs ({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); "
             "run the missing shards (or the study without --merge) first"
         )
+    reports: Dict[Tuple[str, str], List[dict]] = {}
+    for (model, test_set, _), found in found_runs.items():  # in seed order
+        reports.setdefault((model, test_set), []).append(found["report"])
     own_noise: Dict[str, dict] = {}
-    for (model, test_set), found in scores.items():  # the first pair of a set in study order
+    for (model, test_set, seed), found in found_runs.items():  # the first pair of a set in study order
         if test_set not in own_noise and found.get("question_noise"):
             noise = dict(found["question_noise"], measured_on=test_set)
             for key in GROUP_KEYS:
@@ -486,13 +508,19 @@ def collect_results(
                 noise[f"by_{key}"] = {name: group["wer"] for name, group in groups.items() if "wer" in group}
             own_noise[test_set] = noise
     test_sets = []
+    set_files: List[str] = []
     for name, spec in study.test_sets.items():
         if not any(test_set == name for _, test_set in study.pairs):
             continue
         if spec.noise is not None:
-            data = os.path.relpath(generated_set_path(out_dir, spec, fingerprints)[0], out_dir)
+            path = generated_set_path(out_dir, spec, fingerprints)[0]
+            data = os.path.relpath(path, out_dir)
+            set_files.append(path)
         else:
             data = spec.data
+            set_files.append(spec.data)
+        set_files += [spec.original] if spec.original else []
+        set_files += referenced_paths(spec.dataset_reader)
         test_sets.append(
             {
                 "name": name,
@@ -502,49 +530,61 @@ def collect_results(
                 "data": data,
                 "original": spec.original,
                 "noise_source": spec.noise,
+                "generator": spec.generator,
                 "reference": study.reference_of(name),
                 "question_noise": own_noise.get(spec.wer_from or name),
             }
         )
     pairs = []
     for model, test_set in study.pairs:
-        report = scores[(model, test_set)]["report"]
+        report = mean_report(reports[(model, test_set)])
         reference = study.reference_of(test_set)
-        base = scores.get((model, reference), {}).get("report") if reference else None
+        base_reports = reports.get((model, reference)) if reference else None
+        base = mean_report(base_reports) if base_reports else None
         overall = report["overall"]
-        pairs.append(
-            {
-                "model": model,
-                "set": test_set,
-                "interface": study.test_sets[test_set].interface,
-                "kind": study.test_sets[test_set].kind,
-                "questions": overall["count"],
-                "em": overall["em"],
-                "f1": overall["f1"],
-                "reference": reference if base else None,
-                "em_drop": base["overall"]["em"] - overall["em"] if base else None,
-                "f1_drop": base["overall"]["f1"] - overall["f1"] if base else None,
-                "by_country": _scores_only(report.get("by_country", {})),
-                "by_gender": _scores_only(report.get("by_gender", {})),
-                "by_speaker": _scores_only(report.get("by_speaker", {})),
-                "f1_range": report.get("f1_range"),
-            }
-        )
-    models = [
-        {"name": name, "archive": spec.archive, "input": spec.input, "twin": spec.twin}
-        for name, spec in study.models.items()
-        if any(model == name for model, _ in study.pairs)
-    ]
+        pair = {
+            "model": model,
+            "set": test_set,
+            "interface": study.test_sets[test_set].interface,
+            "kind": study.test_sets[test_set].kind,
+            "questions": overall["count"],
+            "em": overall["em"],
+            "f1": overall["f1"],
+            "reference": reference if base else None,
+            "em_drop": base["overall"]["em"] - overall["em"] if base else None,
+            "f1_drop": base["overall"]["f1"] - overall["f1"] if base else None,
+            "by_country": _scores_only(report.get("by_country", {})),
+            "by_gender": _scores_only(report.get("by_gender", {})),
+            "by_speaker": _scores_only(report.get("by_speaker", {})),
+            "f1_range": report.get("f1_range"),
+        }
+        archives = list(study.models[model].archives)
+        if len(archives) > 1:
+            pair["seeds"] = seed_figures(archives, reports[(model, test_set)], base_reports)
+        pairs.append(pair)
+    models = []
+    for name, spec in study.models.items():
+        if any(model == name for model, _ in study.pairs):
+            entry = {"name": name, "archive": spec.archive, "input": spec.input, "twin": spec.twin,
+                     "trained_on_noise": None if spec.trained_on_noise is None else list(spec.trained_on_noise)}
+            if len(spec.archives) > 1:
+                entry["archives"] = list(spec.archives)
+            models.append(entry)
     results = {"study": os.path.basename(study.path), "models": models, "test_sets": test_sets, "pairs": pairs}
-    results["robustness"] = robustness(results)
     data = {test_set["name"]: test_set["data"] for test_set in test_sets}
-    question_scores: Dict[Tuple[str, str], PairScores] = {
-        (model, test_set): load_pair_scores(
-            os.path.join(out_dir, "pairs", pair_name(model, test_set), PREDICTIONS_NAME), model, test_set, data[test_set]
-        )
-        for model, test_set in study.pairs
-    }
-    return add_analysis(results, question_scores, analysis or AnalysisOptions())
+    question_scores: Dict[Tuple[str, str], PairScores] = {}
+    for model, test_set in study.pairs:
+        seeds = [
+            load_pair_scores(os.path.join(out_dir, "pairs", pair_name(model, test_set, seed), PREDICTIONS_NAME), model,
+                             test_set, data[test_set])
+            for seed in range(len(study.models[model].archives))
+        ]
+        question_scores[(model, test_set)] = combine_seeds(seeds, data[test_set])
+    options = analysis or AnalysisOptions()
+    options = replace(options, bootstrap_unit=options.bootstrap_unit or study.bootstrap_unit,
+                      equivalence_margin=study.equivalence_margin)
+    contexts = question_contexts(set_files) if options.bootstrap_unit == "context" else None
+    return add_analysis(results, question_scores, options, contexts)
 
 
 def write_outputs(results: dict, out_dir: str) -> List[str]:

@@ -7,18 +7,23 @@ environment; importing srcframework sets the defaults of `srcframework/config_de
 {
   models: {
     bidaf: { archive: 'runs/bidaf/model.tar.gz' },          // input: 'text' (default) or 'audio'
+    robust: { archives: ['runs/r1/model.tar.gz', 'runs/r2/model.tar.gz'],   // one archive per seed
+              twin: 'bidaf', trained_on_noise: ['keyboard', 'asr'] },
     e2e: { archive: 'runs/e2e/model.tar.gz', input: 'audio' },
     fresh: { config: 'training_configs/x.jsonnet', serialization_dir: 'runs/x' },  // trained if missing
   },
   test_sets: {
     clean: { data: 'xquad.en.json', interface: 'clean', kind: 'natural' },
     noiseqa_asr: { data: 'xquad-asr.json', interface: 'asr', kind: 'synthetic', original: 'xquad.en.json' },
-    keyboard: { original: 'xquad.en.json', noise: { type: 'keyboard' }, interface: 'keyboard', kind: 'synthetic' },
+    keyboard: { original: 'xquad.en.json', noise: { type: 'keyboard' }, interface: 'keyboard', kind: 'synthetic',
+                generator: 'keyboard' },     // what made the noise (held out unless a model trained on it)
     transcripts: { data: 'runs/src/transcripts.json', interface: 'asr', kind: 'natural' },
     spoken: { data: 'src/fid2qid_dev.csv', input: 'audio', interface: 'accent', kind: 'natural',
               wer_from: 'transcripts' },  // optionally dataset_reader: { type: 'squad_src', ... }
   },
   pairs: [['bidaf', '*'], ['e2e', 'spoken']],   // optional; default: every model x every set of its input
+  bootstrap_unit: 'context',    // optional: resample paragraphs (default) or 'question's
+  equivalence_margin: 1.5,      // optional: F1 points within which clean F1 counts as unchanged
 }
 ```
 
@@ -38,11 +43,16 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 INPUTS = ("text", "audio")
 KINDS = ("synthetic", "natural")
 CLEAN = "clean"
-STUDY_KEYS = {"models", "test_sets", "pairs"}
-MODEL_KEYS = {"archive", "config", "serialization_dir", "input", "cuda_device", "batch_size", "order", "twin"}
+BOOTSTRAP_UNITS = ("context", "question")
+EQUIVALENCE_MARGIN = 1.5
+STUDY_KEYS = {"models", "test_sets", "pairs", "bootstrap_unit", "equivalence_margin"}
+MODEL_KEYS = {
+    "archive", "archives", "config", "serialization_dir", "input", "cuda_device", "batch_size", "order", "twin",
+    "trained_on_noise",
+}
 SET_KEYS = {
     "data", "interface", "kind", "original", "dataset_reader", "noise", "seed", "input", "reference",
-    "wer_from", "order",
+    "wer_from", "order", "generator",
 }
 
 
@@ -60,6 +70,7 @@ class ModelSpec:
     name : `str`
     archive : `str`
         `model.tar.gz` to load. Defaults to `serialization_dir/model.tar.gz` when `config` is given.
+        With `archives`, the first of them.
     config : `str`, optional
         A training config; when the archive is missing, `allennlp train CONFIG -s serialization_dir`
         runs first (resuming an interrupted run in that folder).
@@ -75,6 +86,14 @@ class ModelSpec:
         Another model of the study: the same model trained on clean questions. The `robustness`
         table then gives this model's mean F1 drop over the noisy sets against the twin's, and
         the change in clean F1.
+    archives : `Tuple[str, ...]`, optional
+        One archive per training seed of the model (study key `archives`, instead of `archive`):
+        every archive runs on every set, and the model's figures and intervals combine the seeds
+        (`metrics/statistics.py`, `Resampler`). Default: `(archive,)`.
+    trained_on_noise : `Tuple[str, ...]`, optional
+        The noise generators the model was trained on (names that test sets give as `generator`).
+        The `robustness` table then splits its noisy sets into those made by a generator in this
+        list and those of a held-out generator. None: not declared (no split).
     """
 
     name: str
@@ -86,6 +105,12 @@ class ModelSpec:
     batch_size: int = 32
     order: int = 0
     twin: Optional[str] = None
+    archives: Tuple[str, ...] = ()
+    trained_on_noise: Optional[Tuple[str, ...]] = None
+
+    def __post_init__(self) -> None:
+        if not self.archives:
+            object.__setattr__(self, "archives", (self.archive,))
 
 
 @dataclass(frozen=True)
@@ -126,6 +151,9 @@ class TestSetSpec:
         the transcripts of the same recordings).
     order : `int`, optional (default = `0`)
         Tables list sets by (`order`, clean sets first, name).
+    generator : `str`, optional
+        What made the set's noise (e.g. `keyboard`, `asr`, `noiseqa_asr`), compared with each
+        model's `trained_on_noise`. Noisy sets only.
     """
 
     name: str
@@ -140,6 +168,7 @@ class TestSetSpec:
     reference: Optional[str] = None
     wer_from: Optional[str] = None
     order: int = 0
+    generator: Optional[str] = None
 
     @property
     def is_clean(self) -> bool:
@@ -148,12 +177,33 @@ class TestSetSpec:
 
 @dataclass(frozen=True)
 class Study:
-    """A loaded, validated study: models and test sets in table order, and the pairs to run."""
+    """A loaded, validated study: models and test sets in table order, and the pairs to run.
+
+    # Parameters
+
+    path : `str`
+    models : `Dict[str, ModelSpec]`
+    test_sets : `Dict[str, TestSetSpec]`
+    pairs : `List[Tuple[str, str]]`
+    bootstrap_unit : `str`, optional (default = `"context"`)
+        What the bootstrap and the randomisation tests resample: `context` (the questions of one
+        paragraph together) or `question`.
+    equivalence_margin : `float`, optional (default = `1.5`)
+        The margin (F1 points) of the equivalence test of each robust model's clean F1 against its
+        twin's.
+    """
 
     path: str
     models: Dict[str, ModelSpec]
     test_sets: Dict[str, TestSetSpec]
     pairs: List[Tuple[str, str]]
+    bootstrap_unit: str = "context"
+    equivalence_margin: float = EQUIVALENCE_MARGIN
+
+    @property
+    def runs(self) -> List[Tuple[str, str, int]]:
+        """`(model, set, seed index)` of every archive of every pair, in pair order."""
+        return [(model, test_set, index) for model, test_set in self.pairs for index in range(len(self.models[model].archives))]
 
     def reference_of(self, set_name: str) -> Optional[str]:
         """The clean set that `set_name`'s drop is measured from (None for clean sets)."""
@@ -205,6 +255,20 @@ class _Checker:
             self.fail(key, f"must be at least {minimum}, got {value}")
         return value
 
+    def strings(self, value: Any, key: str, minimum: int = 0) -> Tuple[str, ...]:
+        """A list of distinct non-empty strings, at least `minimum` of them."""
+        if not isinstance(value, list) or len(value) < minimum:
+            self.fail(key, f"expected a list of {'at least one ' if minimum else ''}non-empty string(s), got {value!r}")
+        found = tuple(self.string(item, f"{key}[{index}]") for index, item in enumerate(value))
+        if len(set(found)) != len(found):
+            self.fail(key, f"lists an entry twice: {value!r}")
+        return found
+
+    def number(self, value: Any, key: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            self.fail(key, f"expected a positive number, got {value!r}")
+        return float(value)
+
     def choice(self, value: Any, key: str, choices: tuple) -> str:
         if value not in choices:
             self.fail(key, f"must be one of {', '.join(choices)}; got {value!r}")
@@ -224,6 +288,12 @@ def _model(check: _Checker, name: str, value: Any, require_files: bool) -> Model
     if serialization_dir is not None and config is None:
         check.fail(f"{key}.config", "required with `serialization_dir` (what to train)")
     archive = value.get("archive")
+    archives: Tuple[str, ...] = ()
+    if "archives" in value:
+        if archive is not None or config is not None:
+            check.fail(f"{key}.archives", "give either `archives` (one per seed) or `archive`/`config`, not both")
+        archives = check.strings(value["archives"], f"{key}.archives", minimum=1)
+        archive = archives[0]
     if archive is None:
         if config is None:
             check.fail(f"{key}.archive", "required (a model.tar.gz), unless `config` and `serialization_dir` are given")
@@ -231,9 +301,11 @@ def _model(check: _Checker, name: str, value: Any, require_files: bool) -> Model
     archive = check.string(archive, f"{key}.archive")
     if require_files:
         if config is None:
-            check.exists(archive, f"{key}.archive")
+            for index, path in enumerate(archives or (archive,)):
+                check.exists(path, f"{key}.archives[{index}]" if archives else f"{key}.archive")
         else:
             check.exists(config, f"{key}.config")
+    trained_on = value.get("trained_on_noise")
     return ModelSpec(
         name=name,
         archive=archive,
@@ -244,6 +316,8 @@ def _model(check: _Checker, name: str, value: Any, require_files: bool) -> Model
         batch_size=check.integer(value.get("batch_size", 32), f"{key}.batch_size", minimum=1),
         order=check.integer(value.get("order", 0), f"{key}.order"),
         twin=check.string(value.get("twin"), f"{key}.twin", optional=True),
+        archives=archives,
+        trained_on_noise=None if trained_on is None else check.strings(trained_on, f"{key}.trained_on_noise"),
     )
 
 
@@ -271,6 +345,9 @@ def _test_set(check: _Checker, name: str, value: Any, require_files: bool) -> Te
     if require_files:
         check.exists(data, f"{key}.data")
         check.exists(original, f"{key}.original")
+    generator = check.string(value.get("generator"), f"{key}.generator", optional=True)
+    if generator is not None and value.get("interface") == CLEAN:
+        check.fail(f"{key}.generator", "a clean set has no noise generator; remove `generator`")
     return TestSetSpec(
         name=name,
         interface=check.string(value.get("interface"), f"{key}.interface"),
@@ -284,6 +361,7 @@ def _test_set(check: _Checker, name: str, value: Any, require_files: bool) -> Te
         reference=check.string(value.get("reference"), f"{key}.reference", optional=True),
         wer_from=check.string(value.get("wer_from"), f"{key}.wer_from", optional=True),
         order=check.integer(value.get("order", 0), f"{key}.order"),
+        generator=generator,
     )
 
 
@@ -360,7 +438,9 @@ def study_from_dict(raw: Any, path: str = "<study>", require_files: bool = True)
     sets_by_name = {s.name: s for s in sorted(sets, key=lambda s: (s.order, not s.is_clean, s.name))}
     sets_by_name = _resolve_references(check, sets_by_name)
     pairs = _pairs(check, raw.get("pairs"), models_by_name, sets_by_name)
-    return Study(path=path, models=models_by_name, test_sets=sets_by_name, pairs=pairs)
+    unit = check.choice(raw.get("bootstrap_unit", "context"), "bootstrap_unit", BOOTSTRAP_UNITS)
+    margin = check.number(raw.get("equivalence_margin", EQUIVALENCE_MARGIN), "equivalence_margin")
+    return Study(path, models_by_name, sets_by_name, pairs, unit, margin)
 
 
 def load_study(path: str, ext_vars: Optional[Dict[str, str]] = None, require_files: bool = True) -> Study:

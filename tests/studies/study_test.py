@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 
@@ -168,3 +169,34 @@ def test_models_and_test_sets_are_checked_alike(section, name):
     raw = minimal()
     raw[section]["bad/name"] = raw[section].pop(name)
     assert error(raw).startswith(f"study.jsonnet: {section}.bad/name: name 'bad/name' must be letters")
+
+
+def test_statistics_keys_seeds_and_generators():
+    raw = minimal(bootstrap_unit="question", equivalence_margin=2)
+    raw["models"]["m"] = {"archives": [BIDAF_TINY, TINY], "trained_on_noise": ["keyboard", "asr"]}
+    raw["test_sets"]["kb"]["generator"] = "keyboard"
+    study = study_from_dict(raw)
+    assert study.bootstrap_unit == "question" and study.equivalence_margin == 2.0
+    model = study.models["m"]
+    assert model.archives == (BIDAF_TINY, TINY) and model.archive == BIDAF_TINY
+    assert model.trained_on_noise == ("keyboard", "asr") and study.test_sets["kb"].generator == "keyboard"
+    assert study.runs == [("m", "clean", 0), ("m", "clean", 1), ("m", "kb", 0), ("m", "kb", 1)]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"bootstrap_unit": "paragraph"}, "bootstrap_unit: must be one of context, question; got 'paragraph'"),
+    ({"equivalence_margin": 0}, "equivalence_margin: expected a positive number, got 0"),
+    ({"models": {"m": {"archives": []}}}, r"models.m.archives: expected a list of at least one non-empty string"),
+    ({"models": {"m": {"archives": [BIDAF_TINY, BIDAF_TINY]}}}, "models.m.archives: lists an entry twice"),
+    ({"models": {"m": {"archives": [BIDAF_TINY], "archive": BIDAF_TINY}}}, "models.m.archives: give either"),
+    ({"models": {"m": {"archives": [BIDAF_TINY, "missing.tar.gz"]}}}, r"models.m.archives\[1\]: not found: missing"),
+    ({"models": {"m": {"archive": BIDAF_TINY, "trained_on_noise": "keyboard"}}}, "models.m.trained_on_noise: expected a list"),
+])
+def test_bad_statistics_and_seed_keys_are_named(change, message):
+    assert re.search(message, error(minimal(**change)))
+
+
+def test_a_clean_set_has_no_generator():
+    raw = minimal()
+    raw["test_sets"]["clean"]["generator"] = "keyboard"
+    assert "test_sets.clean.generator: a clean set has no noise generator" in error(raw)
