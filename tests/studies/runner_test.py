@@ -301,24 +301,32 @@ def test_audio_set_key_covers_the_recordings_beside_its_file(tmp_path):
 
 
 def test_results_carry_intervals_tests_and_error_analysis_from_the_predictions(reference_run):
-    from srcframework.metrics.statistics import bootstrap_interval, paired_test
+    from srcframework.metrics.statistics import Resampler, percentile_interval
+    from srcframework.studies.contexts import squad_contexts
     from srcframework.studies.question_scores import load_pair_scores
+    from tests.metrics.statistics_test import loop_cluster_means
 
     out_dir, _ = reference_run
     results = json.loads((out_dir / "results.json").read_text())
-    assert results["statistics"]["bootstrap"] == 1000 and results["statistics"]["seed"] == 0
+    statistics = results["statistics"]
+    assert statistics["bootstrap"] == 1000 and statistics["seed"] == 0 and statistics["bootstrap_unit"] == "context"
+    assert (statistics["questions"], statistics["contexts"], statistics["questions_without_context"]) == (9, 3, 0)
     scores = {name: load_pair_scores(str(out_dir / "pairs" / f"tiny__{name}" / "predictions.jsonl"), "tiny", name, name)
               for name in ("clean", "keyboard")}
+    contexts = squad_contexts(TINY)  # the tiny file's three paragraphs, resampled with their questions
     pairs = {pair["set"]: pair for pair in results["pairs"]}
     for name, pair in pairs.items():
-        assert (pair["f1_low"], pair["f1_high"]) == pytest.approx(bootstrap_interval(scores[name].f1, 1000, 0))
-        assert (pair["em_low"], pair["em_high"]) == pytest.approx(bootstrap_interval(scores[name].em, 1000, 0))
+        for metric in ("em", "f1"):
+            means = loop_cluster_means(scores[name].ids, contexts, getattr(scores[name], metric), 1000, 0)
+            assert (pair[f"{metric}_low"], pair[f"{metric}_high"]) == pytest.approx(percentile_interval(means))
         assert pair["f1_low"] <= pair["f1"] <= pair["f1_high"]
         assert sum(group["count"] for group in pair["by_question_type"].values()) == 9
         assert sum(group["count"] for group in pair["by_length"].values()) == 9
     drop = pairs["keyboard"]["drop_test"]
-    expected = paired_test(scores["clean"].f1, scores["keyboard"].f1, 1000, 0)
-    assert drop["questions"] == 9 and drop["f1"] == dict(expected, significant=expected["p"] < 0.05)
+    expected = Resampler(1000, 0, clusters=contexts).test(scores["clean"].ids, scores["clean"].f1, scores["keyboard"].f1)
+    expected.pop("draws")
+    assert drop["questions"] == 9 and {k: drop["f1"][k] for k in expected} == pytest.approx(expected)
+    assert drop["f1"]["significant"] == (drop["f1"]["p_holm"] < 0.05) and drop["f1"]["p_holm"] >= drop["f1"]["p"]
     assert drop["f1"]["difference"] == pytest.approx(pairs["keyboard"]["f1_drop"])
     flips = pairs["keyboard"]["flips"]
     right = {n: {q for q, em in zip(scores[n].ids, scores[n].em) if em} for n in scores}
@@ -329,7 +337,9 @@ def test_results_carry_intervals_tests_and_error_analysis_from_the_predictions(r
     assert results["comparisons"] == []  # one model
     markdown = (out_dir / "results.md").read_text()
     assert f"{pairs['keyboard']['f1']:.1f} [{pairs['keyboard']['f1_low']:.1f}, {pairs['keyboard']['f1_high']:.1f}]" in markdown
-    assert "paired approximate randomisation test (1000 trials)" in markdown and "## F1 by question type" in markdown
+    assert "1000 resamples of the contexts (paragraphs), each with all its questions," in markdown
+    assert "paired approximate randomisation test (10000 rounds, contexts flipped together)" in markdown
+    assert "Holm-Bonferroni-corrected over this table's 2 tests" in markdown and "## F1 by question type" in markdown
     assert "Right: exact match 1 (EM = 1)" in markdown
 
 
@@ -409,3 +419,44 @@ def test_bad_run_options_are_configuration_errors_before_any_work(tmp_path, opti
     with pytest.raises(ConfigurationError, match=message):
         run_study(study, str(tmp_path / "out"), progress=False, **options)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_model_with_several_archives_runs_each_and_shows_each_seed(tiny_archive, tmp_path):
+    second = tmp_path / "seed1.tar.gz"
+    shutil.copy(tiny_archive, second)
+    typos = {"original": TINY, "interface": "keyboard", "kind": "synthetic"}
+    raw = {
+        "models": {
+            "plain": {"archive": str(tiny_archive), "batch_size": 4},
+            "robust": {"archives": [str(tiny_archive), str(second)], "batch_size": 4, "twin": "plain",
+                       "trained_on_noise": ["keyboard"]},
+        },
+        "test_sets": {
+            "clean": {"data": TINY, "interface": "clean", "kind": "natural"},
+            "keyboard": dict(typos, noise={"type": "keyboard", "word_probability": 0.5}, generator="keyboard"),
+            "typos": dict(typos, noise={"type": "keyboard", "word_probability": 0.3}, seed=3, generator="other_typos"),
+        },
+        "equivalence_margin": 2.0,
+    }
+    out_dir = tmp_path / "out"
+    summary = run_study(study_from_dict(raw, "seeds.json"), str(out_dir), progress=False)
+    assert summary["pairs"] == summary["pairs_run"] == 9  # three sets x three archives
+    assert (out_dir / "pairs" / "robust__typos" / "seed1" / "predictions.jsonl").is_file()
+    results = json.loads((out_dir / "results.json").read_text())
+    robust = next(p for p in results["pairs"] if p["model"] == "robust" and p["set"] == "typos")
+    assert [s["archive"] for s in robust["seeds"]] == [str(tiny_archive), str(second)]
+    assert robust["f1"] == pytest.approx(sum(s["f1"] for s in robust["seeds"]) / 2)
+    assert robust["f1_drop"] == pytest.approx(sum(s["f1_drop"] for s in robust["seeds"]) / 2)
+    [row] = results["robustness"]
+    assert [(g["group"], g["noisy_sets"]) for g in row["groups"]] == [
+        ("held_out", ["typos"]), ("seen", ["keyboard"]), ("all", ["keyboard", "typos"])]
+    assert len(row["groups"][0]["seeds"]) == 2 and row["groups"][0]["drop_difference"] == pytest.approx(0.0)
+    assert row["clean"]["change"] == 0.0 and row["clean"]["verdict"] == "equivalent"  # the same weights
+    assert results["statistics"]["equivalence_margin"] == 2.0
+    markdown = (out_dir / "results.md").read_text()
+    assert "## Scores of each seed" in markdown and "held-out generator (primary): typos" in markdown
+    assert "+-2 F1 points" in markdown
+    assert run_study(study_from_dict(raw, "seeds.json"), str(out_dir), progress=False)["pairs_run"] == 0
+    second.unlink()
+    with pytest.raises(StudyError, match=r"seeds.json: models.robust.archives\[1\]: not found"):
+        run_study(study_from_dict(raw, "seeds.json", require_files=False), str(out_dir), progress=False)
