@@ -5,20 +5,24 @@ The tables, each written only when the study has rows for it:
 
 - `em_f1`: EM and F1 per test set and model, and the F1 drop from the model's clean set
   (NoiseQA, Ravichander et al. 2021, Table 4);
-- `robustness`: each model that names a clean-trained `twin`: mean drop against the twin's,
-  its relative reduction, and the change in clean F1;
+- `robustness`: each model that names a clean-trained `twin`, one line per group of noisy sets
+  (held-out generator first): the difference of mean drops (twin's minus the model's) with its
+  interval and raw and Holm-corrected p, the relative reduction, and the change in clean F1 with
+  its equivalence test (TOST) and verdict;
+- `f1_by_seed`: each seed's EM, F1 and drop, for a model with several archives;
 - `f1_by_country`: F1 per country of the speaker with the F1 range, best country minus worst
   (SQuAD-SRC, Tang et al. 2023, Table 3), and `f1_by_gender`;
 - `question_noise`: CER, WER and BLEU of each set's questions against the clean ones;
 - `wer_by_country`: the questions' WER per country (how hard each accent is for the recogniser);
 - `drop_tests`: each model's clean set against each noisy set, paired by question id: the EM and
-  F1 differences with their intervals and p-values; `model_comparisons`: the same for two models
-  on one set;
+  F1 differences with their intervals, raw p-values and Holm-corrected ones; `model_comparisons`:
+  the same for two models on one set;
 - `flips`: questions right on the clean set and wrong on the noisy one, and the reverse;
 - `f1_by_question_type`, `f1_by_length`, `f1_by_wer_bucket`: the error analysis.
 
 Scores are percentages shown with one decimal, an interval as `value [low, high]`, `†` marking a
-difference with p < 0.05; `-` marks a cell with no value.
+difference whose Holm-corrected p (over its table's family of tests) is below 0.05; `-` marks a
+cell with no value.
 """
 import csv
 import io
@@ -104,21 +108,46 @@ def _estimate(pair: dict, metric: str) -> Any:
 def _difference(test: Optional[dict]) -> Any:
     if not test:
         return None
-    return Estimate(test["difference"], test["low"], test["high"], SIGNIFICANT if test["significant"] else "")
+    return Estimate(test["difference"], test["low"], test["high"], SIGNIFICANT if test.get("significant") else "")
 
 
-def _statistics_notes(results: dict, compared: str) -> List[str]:
+def _resampled(settings: dict) -> str:
+    """What the bootstrap draws, in words."""
+    if settings.get("bootstrap_unit", "question") == "question":
+        return "the questions"
+    return "the contexts (paragraphs), each with all its questions,"
+
+
+def interval_note(results: dict) -> List[str]:
     settings = results.get("statistics")
     if not settings:
         return []
     level = round(100 * settings["confidence"])
     return [
-        f"[low, high]: {level}% percentile bootstrap interval ({settings['bootstrap']} resamples of the questions "
-        f"with replacement, seed {settings['seed']}); a difference's interval resamples the same question ids on "
-        "both sides (paired).",
-        f"{SIGNIFICANT}: p < {settings['significance_level']:g} in a {settings['test']} test "
-        f"({settings['bootstrap']} trials) of {compared}, pairing questions by id.",
+        f"[low, high]: {level}% percentile bootstrap interval ({settings['bootstrap']} resamples of {_resampled(settings)} "
+        f"with replacement, seed {settings['seed']}; the seeds of a model with several archives are resampled too); a "
+        "difference's interval resamples the same question ids on both sides (paired)."
     ]
+
+
+def _test_note(settings: dict, family: str, compared: str) -> str:
+    """How a family's p-values were computed, and what † means."""
+    found = (settings.get("families") or {}).get(family) or {}
+    unit = "contexts" if settings.get("bootstrap_unit") == "context" else "questions"
+    if found.get("method") == "normal":
+        how = f"the normal approximation of a {settings['test']} test ({unit} flipped together)"
+    else:
+        how = f"a {settings['test']} test ({found.get('rounds', settings.get('permutations'))} rounds, {unit} flipped together)"
+    return (f"p: uncorrected two-sided p of {how} of {compared}, pairing questions by id; p (Holm): "
+            f"{settings.get('correction', 'Holm-Bonferroni')}-corrected over this table's {found.get('tests', 0)} tests; "
+            f"{SIGNIFICANT}: p (Holm) < {settings['significance_level']:g} (only the corrected p marks a difference).")
+
+
+def _statistics_notes(results: dict, family: str, compared: str) -> List[str]:
+    settings = results.get("statistics")
+    if not settings:
+        return []
+    return interval_note(results) + [_test_note(settings, family, compared)]
 
 
 def em_f1_table(results: dict) -> Table:
@@ -140,39 +169,98 @@ def em_f1_table(results: dict) -> Table:
         rows.append(row)
     groups = [("", 3)] + [(model, 3) for model in models]
     header = ["Test set", "Interface", "Kind"] + ["EM", "F1", "ΔF1"] * len(models)
-    notes = ["ΔF1: F1 on the model's clean set minus F1 on this set."]
-    notes += _statistics_notes(results, "the model's clean set against this set")
+    notes = ["ΔF1: F1 on the model's clean set minus F1 on this set (a model with several archives: the mean over "
+             "its seeds)."]
+    notes += _statistics_notes(results, "drop_tests", "the model's clean set against this set (the drop-tests table)")
     return Table("em_f1", "EM / F1 by test set and model", header, rows, 3, groups, notes)
+
+
+def _p(test: Optional[dict], key: str = "p") -> Any:
+    return PValue(test[key]) if test and test.get(key) is not None else None
 
 
 def _test_cells(comparison: dict) -> List[Any]:
     cells: List[Any] = [comparison["questions"]]
     for metric in ("em", "f1"):
         test = comparison.get(metric)
-        cells += [_difference(test), PValue(test["p"]) if test else None]
+        cells += [_difference(test), _p(test), _p(test, "p_holm")]
     return cells
 
 
-def _reduction(row: dict) -> Any:
-    """The drop reduction, with its interval when the analysis added one."""
-    if row["drop_reduction"] is None or row.get("drop_reduction_low") is None:
-        return row["drop_reduction"]
-    return Estimate(row["drop_reduction"], row["drop_reduction_low"], row["drop_reduction_high"])
+GROUP_LABELS = {"held_out": "held-out generator", "seen": "generator used in training", "undeclared": "no generator given",
+                "all": "all noisy sets"}
+
+
+def _reduction(group: dict) -> Any:
+    """The drop reduction, with its interval where it has one."""
+    if group.get("drop_reduction") is None or group.get("drop_reduction_low") is None:
+        return group.get("drop_reduction")
+    return Estimate(group["drop_reduction"], group["drop_reduction_low"], group["drop_reduction_high"])
+
+
+def _by_seed(group: dict) -> Optional[str]:
+    """Each seed's mean drop, the model's then the twin's: `9.8 / 10.4; twin 12.0 / 12.9`."""
+    parts = []
+    for key, label in (("seeds", ""), ("twin_seeds", "twin ")):
+        if group.get(key):
+            parts.append(label + " / ".join(f"{seed['mean_drop']:.1f}" for seed in group[key]))
+    return "; ".join(parts) or None
 
 
 def robustness_table(results: dict) -> Table:
-    rows = [
-        [r["model"], r["twin"], len(r["noisy_sets"]), r["mean_drop"], r["twin_mean_drop"], _reduction(r),
-         r["clean_f1_change"]]
-        for r in results.get("robustness", [])
+    rows = []
+    with_seeds = any(g.get("seeds") or g.get("twin_seeds") for r in results.get("robustness", []) for g in r["groups"])
+    for row in results.get("robustness", []):
+        clean = row.get("clean") or {}
+        for group in row["groups"]:
+            primary = group["group"] == row["primary"]
+            label = f"{GROUP_LABELS[group['group']]}{' (primary)' if primary else ''}: {', '.join(group['noisy_sets'])}"
+            test = group.get("drop_test")
+            cells = [row["model"], row["twin"], label, group["questions"], group["mean_drop"], group["twin_mean_drop"],
+                     _difference(test), _p(test), _p(test, "p_holm"), _reduction(group)]
+            if primary and clean:
+                cells += [Estimate(clean["change"], clean["low"], clean["high"]), PValue(clean["tost_p"]),
+                          PValue(clean["tost_p_holm"]), clean["verdict"]]
+            else:
+                cells += [None] * 4
+            rows.append(cells + ([_by_seed(group)] if with_seeds else []))
+    header = ["Model", "Clean-trained twin", "Noisy sets", "Questions", "Mean ΔF1", "Twin mean ΔF1", "Drop difference",
+              "p", "p (Holm)", "Drop reduction %", "Clean F1 change", "TOST p", "TOST p (Holm)", "Clean F1 verdict"]
+    header += ["Mean ΔF1 by seed"] if with_seeds else []
+    margin = (results.get("statistics") or {}).get("equivalence_margin", 1.5)
+    notes = [
+        "One line per group of noisy sets: held-out generator (the sets whose noise was made by a generator the model "
+        "was not trained on; the primary group), generator used in training, and all noisy sets; one group where the "
+        "model does not declare trained_on_noise. Questions: the questions every pair of the group holds (model and "
+        "twin, on each noisy set and on its clean set); each line's estimates, intervals and tests are over those same "
+        "questions.",
+        "Mean ΔF1: F1 on the clean set minus F1 on a noisy set, averaged over the group's sets and questions. Drop "
+        "difference (the primary figure): the twin's mean ΔF1 minus the model's (positive: robust training lowered "
+        "the drop), with its paired bootstrap interval. Drop reduction % (secondary): 100 x drop difference / twin's "
+        "mean ΔF1, from the same draws.",
+        f"Clean F1 change: the model's clean F1 minus the twin's, with its interval. TOST p: two one-sided tests "
+        f"(bootstrap) that the change lies within +-{margin:g} F1 points; TOST p (Holm): corrected over this table's "
+        "rows. Verdict: equivalent (TOST p (Holm) < 0.05), not worse (the one-sided test against a loss of "
+        f"{margin:g} or more, Holm-corrected, < 0.05), else inconclusive.",
     ]
-    header = ["Model", "Clean-trained twin", "Noisy sets", "Mean ΔF1", "Twin mean ΔF1", "Drop reduction %",
-              "Clean F1 change"]
-    notes = ["Mean ΔF1: F1 on the clean set minus F1 on a noisy set, averaged over the noisy sets both models "
-             "ran on. Drop reduction: 100 x (twin's mean drop - model's) / twin's, with its bootstrap interval "
-             "(the questions resampled together for the model and the twin on every set). Clean F1 change: the model's "
-             "clean F1 minus the twin's (its interval and p-value are in the model-against-model table)."]
-    return Table("robustness", "Robust training against the clean-trained twin", header, rows, 2, None, notes)
+    settings = results.get("statistics")
+    if settings:
+        notes += interval_note(results)
+        notes.append(_test_note(settings, "robustness", "the per-question drop differences"))
+    if with_seeds:
+        notes.append("Mean ΔF1 by seed: each archive's mean ΔF1 over the group, the model's and then the twin's.")
+    return Table("robustness", "Robust training against the clean-trained twin", header, rows, 3, None, notes)
+
+
+def seeds_table(results: dict) -> Table:
+    rows = [
+        [pair["model"], pair["set"], seed["seed"], seed["archive"], seed["em"], seed["f1"], seed["f1_drop"]]
+        for pair in results["pairs"] for seed in pair.get("seeds") or []
+    ]
+    header = ["Model", "Test set", "Seed", "Archive", "EM", "F1", "ΔF1"]
+    notes = ["Each archive (training seed) of a model with several: its EM and F1 on the set, and its drop from the "
+             "same archive's F1 on the clean set. The other tables give the mean over the seeds."]
+    return Table("f1_by_seed", "Scores of each seed", header, rows, 4, None, notes)
 
 
 def drop_tests_table(results: dict) -> Table:
@@ -181,17 +269,17 @@ def drop_tests_table(results: dict) -> Table:
         for pair in results["pairs"]
         if pair.get("drop_test")
     ]
-    header = ["Model", "Test set", "Clean set", "Questions", "ΔEM", "p (EM)", "ΔF1", "p (F1)"]
+    header = ["Model", "Test set", "Clean set", "Questions", "ΔEM", "p (EM)", "p Holm (EM)", "ΔF1", "p (F1)", "p Holm (F1)"]
     notes = ["Δ: the score on the clean set minus the score on this set, over the questions both hold."]
-    notes += _statistics_notes(results, "the clean set against this set")
+    notes += _statistics_notes(results, "drop_tests", "the clean set against this set")
     return Table("drop_tests", "Is the drop real? Clean against each noisy set", header, rows, 3, None, notes)
 
 
 def model_comparisons_table(results: dict) -> Table:
     rows = [[c["set"], c["first"], c["second"]] + _test_cells(c) for c in results.get("comparisons", [])]
-    header = ["Test set", "Model", "Against", "Questions", "ΔEM", "p (EM)", "ΔF1", "p (F1)"]
+    header = ["Test set", "Model", "Against", "Questions", "ΔEM", "p (EM)", "p Holm (EM)", "ΔF1", "p (F1)", "p Holm (F1)"]
     notes = ["Δ: the model's score minus the other model's, over the questions both answered."]
-    notes += _statistics_notes(results, "one model against the other")
+    notes += _statistics_notes(results, "model_comparisons", "one model against the other")
     return Table("model_comparisons", "Model against model on each test set", header, rows, 3, None, notes)
 
 
@@ -258,6 +346,7 @@ def results_tables(results: dict) -> List[Table]:
     tables = [
         em_f1_table(results),
         robustness_table(results),
+        seeds_table(results),
         drop_tests_table(results),
         model_comparisons_table(results),
         _groups_table(results, "country", "f1_by_country", "F1 by country", with_range=True),
@@ -298,7 +387,7 @@ CSV_COLUMNS = [
     "model", "set", "interface", "kind", "reference", "group_key", "group", "questions", "em", "f1", "em_drop",
     "f1_drop", "question_cer", "question_wer", "question_bleu", "em_low", "em_high", "f1_low", "f1_high",
     "em_drop_low", "em_drop_high", "em_drop_p", "f1_drop_low", "f1_drop_high", "f1_drop_p", "right_to_wrong",
-    "wrong_to_right",
+    "wrong_to_right", "em_drop_p_holm", "f1_drop_p_holm",
 ]
 BREAKDOWN_KEYS = {"by_question_type": "question_type", "by_length": "length", "by_wer_bucket": "wer_bucket"}
 
@@ -314,6 +403,11 @@ def _test_numbers(comparison: Optional[dict]) -> List[str]:
         test = (comparison or {}).get(metric) or {}
         cells += [_number(test.get("low")), _number(test.get("high")), _number(test.get("p"))]
     return cells
+
+
+def _holm_numbers(comparison: Optional[dict]) -> List[str]:
+    """em_drop_p_holm, f1_drop_p_holm of a paired comparison."""
+    return [_number(((comparison or {}).get(metric) or {}).get("p_holm")) for metric in ("em", "f1")]
 
 
 def results_csv(results: dict) -> str:
@@ -336,6 +430,7 @@ def results_csv(results: dict) -> str:
                       _number(set_noise.get("wer")), _number(set_noise.get("bleu")), _number(pair.get("em_low")),
                       _number(pair.get("em_high")), _number(pair.get("f1_low")), _number(pair.get("f1_high"))]
             + _test_numbers(pair.get("drop_test")) + [flips.get("right_to_wrong", ""), flips.get("wrong_to_right", "")]
+            + _holm_numbers(pair.get("drop_test"))
         )
         blank = [""] * (len(CSV_COLUMNS) - 15)
         for key in ("country", "gender", "speaker"):
@@ -358,6 +453,7 @@ def results_csv(results: dict) -> str:
         writer.writerow(
             [second["model"], second["set"], second["interface"], second["kind"], "", "versus", comparison["first"],
              comparison["questions"], "", ""] + differences + [""] * 7 + _test_numbers(comparison) + ["", ""]
+            + _holm_numbers(comparison)
         )
     return out.getvalue()
 

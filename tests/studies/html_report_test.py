@@ -39,7 +39,8 @@ def test_report_holds_the_tables_and_relative_images(study_dir):
     assert f'<td class="num">{keyboard["f1"]:.1f} [{keyboard["f1_low"]:.1f}, {keyboard["f1_high"]:.1f}]</td>' in page
     for table in ("drop_tests", "model_comparisons", "flips", "f1_by_question_type", "f1_by_length", "f1_by_wer_bucket"):
         assert f'<table id="{table}">' in page
-    assert "paired approximate randomisation test (1000 trials)" in page
+    assert "paired approximate randomisation test (10000 rounds, contexts flipped together)" in page
+    assert "p (Holm) &lt; 0.05 (only the corrected p marks a difference)" in page
     assert report_html(results, ["a.png"]).count("<img ") == 1
 
 

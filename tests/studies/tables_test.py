@@ -43,8 +43,12 @@ def test_tables_follow_the_papers_layouts(results):
     assert rows["keyboard"][3:6] == [
         Estimate(keyboard["em"], keyboard["em_low"], keyboard["em_high"]),
         Estimate(keyboard["f1"], keyboard["f1_low"], keyboard["f1_high"]),
-        Estimate(drop["difference"], drop["low"], drop["high"], "†" if drop["p"] < 0.05 else ""),
+        Estimate(drop["difference"], drop["low"], drop["high"], "†" if drop["p_holm"] < 0.05 else ""),
     ]
+    assert tables["drop_tests"].header[3:] == ["Questions", "ΔEM", "p (EM)", "p Holm (EM)", "ΔF1", "p (F1)", "p Holm (F1)"]
+    line = next(row for row in tables["drop_tests"].rows if row[:2] == ["tiny", "keyboard"])
+    assert [line[6].value, line[9].value] == [keyboard["drop_test"]["em"]["p_holm"], drop["p_holm"]]
+    assert any("only the corrected p marks a difference" in note for note in tables["drop_tests"].notes)
     assert rows["keyboard"][6:] == [None, None, None]  # twin did not run on it
     assert rows["clean"][5] is None  # no drop for the clean set itself
     country = tables["f1_by_country"]
@@ -80,7 +84,7 @@ def test_markdown_shows_one_decimal_and_dashes(results):
     assert line == (f"| keyboard | keyboard | synthetic | {keyboard['em']:.1f} [{keyboard['em_low']:.1f}, "
                     f"{keyboard['em_high']:.1f}] | {keyboard['f1']:.1f} [{keyboard['f1_low']:.1f}, "
                     f"{keyboard['f1_high']:.1f}] | {drop['difference']:.1f} [{drop['low']:.1f}, {drop['high']:.1f}]"
-                    f"{'†' if drop['significant'] else ''} | - | - | - |")
+                    f"{'†' if drop['p_holm'] < 0.05 else ''} | - | - | - |")
     assert markdown.startswith("# Study: accent_study\n") and "| Model | Test set | India |" in markdown
     assert format_cell(None) == "-" and format_cell(12.345) == "12.3" and format_cell(7) == "7"
     assert format_cell(Estimate(12.34, 10.0, 14.56, "†")) == "12.3 [10.0, 14.6]†"
@@ -108,6 +112,7 @@ def test_csv_has_a_row_per_pair_and_group_at_full_precision(results):
     assert float(overall["f1_low"]) == pytest.approx(keyboard["f1_low"], abs=1e-4)
     assert float(overall["f1_drop_high"]) == pytest.approx(keyboard_drop["f1"]["high"], abs=1e-4)
     assert float(overall["em_drop_p"]) == pytest.approx(keyboard_drop["em"]["p"], abs=1e-4)
+    assert float(overall["f1_drop_p_holm"]) == pytest.approx(keyboard_drop["f1"]["p_holm"], abs=1e-4)
     assert int(overall["right_to_wrong"]) == keyboard["flips"]["right_to_wrong"]
     what = next(r for r in rows if r["model"] == "tiny" and r["set"] == "keyboard" and r["group"] == "what")
     assert what["group_key"] == "question_type"
@@ -117,6 +122,7 @@ def test_csv_has_a_row_per_pair_and_group_at_full_precision(results):
     comparison = results["comparisons"][1]
     assert float(versus[1]["f1_drop"]) == pytest.approx(comparison["f1"]["difference"], abs=1e-4)
     assert float(versus[1]["f1_drop_p"]) == pytest.approx(comparison["f1"]["p"], abs=1e-4)
+    assert float(versus[1]["f1_drop_p_holm"]) == pytest.approx(comparison["f1"]["p_holm"], abs=1e-4)
 
 
 def test_tex_tables_are_balanced_and_escaped(results):
