@@ -3,10 +3,13 @@ holding out whole articles of the SQuAD file, so that validation never hears a q
 a paragraph, that training used:
 
     python scripts/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
-        --squad-file runs/data/squad_dev_minus_xquad.json --held-out-articles 2 \
+        --squad-file runs/data/squad_dev_minus_xquad.json \
         --train runs/spoken_ctc/train3/fid2qid_train.csv --held-out runs/spoken_ctc/train3/fid2qid_heldout.csv
 
-The held-out articles are the last ones of the SQuAD file. The training lines are shuffled with a
+The held-out articles are by default those that the text configs hold out of the same source
+(`--held-out-share 0.1 --held-out-seed 0`, `srcframework.data.article_split`), so that a text
+model that initialises a spoken one never trained on the spoken model's validation articles;
+`--held-out-articles N` holds out the last N articles of the SQuAD file instead. The training lines are shuffled with a
 fixed seed (readers read lazily, a chunk at a time: in file order a chunk would be one voice).
 `--per-question N` keeps at most N training utterances of each question (the first N of the
 shuffle, so voices are drawn at random), e.g. one voice per question for a shorter epoch.
@@ -30,12 +33,24 @@ def read_map(path: str) -> list:
     return [tuple(row) for row in rows]
 
 
-def held_out_ids(squad_file: str, articles: int) -> set:
-    """Question ids of the last `articles` articles of a SQuAD-format file."""
-    data = json.loads(Path(squad_file).read_text())["data"]
-    if not 0 < articles < len(data):
-        raise SystemExit(f"--held-out-articles must be between 1 and {len(data) - 1} ({squad_file} has {len(data)} articles)")
-    return {qa["id"] for article in data[-articles:] for p in article["paragraphs"] for qa in p["qas"]}
+def held_out_ids(squad_file: str, articles: int = 0, share: float = 0.1, seed: int = 0) -> set:
+    """Question ids of the held-out articles of a SQuAD-format file: the last `articles` ones, or
+    (`articles` 0) those that `article_split.held_out_titles(share, seed)` picks."""
+    dataset = json.loads(Path(squad_file).read_text())
+    data = dataset["data"]
+    if articles:
+        if not 0 < articles < len(data):
+            raise SystemExit(f"--held-out-articles must be between 1 and {len(data) - 1} ({squad_file} has {len(data)} articles)")
+        chosen = data[-articles:]
+    else:
+        from srcframework.data.article_split import article_key, held_out_titles
+
+        try:
+            keys = held_out_titles(dataset, share, seed)
+        except Exception as err:  # a ConfigurationError names the bad share
+            raise SystemExit(f"{squad_file}: {err}") from None
+        chosen = [article for i, article in enumerate(data) if article_key(i, article) in keys]
+    return {qa["id"] for article in chosen for p in article["paragraphs"] for qa in p["qas"]}
 
 
 def split(maps: list, held: set, seed: int = 13, per_question: int = 0) -> tuple:
@@ -62,7 +77,9 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("maps", nargs="+", help="fid2qid files, one per voice")
     parser.add_argument("--squad-file", required=True)
-    parser.add_argument("--held-out-articles", type=int, default=2)
+    parser.add_argument("--held-out-articles", type=int, default=0, help="hold out the last N articles (0: use --held-out-share)")
+    parser.add_argument("--held-out-share", type=float, default=0.1, help="share of the questions in held-out articles")
+    parser.add_argument("--held-out-seed", type=int, default=0, help="seed of the choice of held-out articles")
     parser.add_argument("--train", required=True, help="the training map to write")
     parser.add_argument("--held-out", required=True, help="the held-out map to write")
     parser.add_argument("--seed", type=int, default=13)
@@ -70,7 +87,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.per_question < 0:
         raise SystemExit("--per-question must be 0 (all) or more")
-    train, held = split(args.maps, held_out_ids(args.squad_file, args.held_out_articles), args.seed, args.per_question)
+    train, held = split(args.maps, held_out_ids(args.squad_file, args.held_out_articles, args.held_out_share, args.held_out_seed), args.seed, args.per_question)
     from srcframework.data.squad_src_layout import write_fid2qid  # atomic, the layout's format
 
     write_fid2qid(args.train, train)

@@ -11,7 +11,7 @@ from srcframework import config_defaults  # noqa: E402
 
 config_defaults.export()
 
-from srcframework import commands, data, metrics, models, modules, noise, predictors, reports, speech  # noqa: E402,F401
+from srcframework import commands, data, metrics, models, modules, noise, predictors, reports, speech, training  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

@@ -25,14 +25,17 @@ DEFAULTS = {
     # SQuAD-SRC: the id maps ship in the shared data folder; put the audio in wavs/ beside them
     "SRC_TRAIN": "../shared/data/squad_src/fid2qid_train.csv",
     "SRC_DEV": "../shared/data/squad_src/fid2qid_dev.csv",
+    # held-out articles of the SQuAD-SRC training map (scripts/split_spoken_ids.py): e2e validation
+    "SRC_HELDOUT": "runs/squad_src/fid2qid_heldout.csv",
     "SRC_SQUAD_FILE": "../shared/data/squad/{split}-v1.1.json",
     "SPEECHT5": "microsoft/speecht5_asr",
     "EPOCHS": "30",
+    # the seed of a recipe's training (random, numpy, torch and noise seeds)
+    "SEED": "1",
     # noisy copies of the CPU-scale training split (`allennlp noise`, see README "Robust training")
     "NOISY_TRAIN": "runs/noisy",
     # training on ASR transcripts (files from `allennlp transcribe` or `allennlp noise --noise asr`)
     "ASR_TRAIN": "runs/noisy/train_asr.json",
-    "ASR_DEV": "runs/asr/dev_transcripts.json",
     # comparison studies (training_configs/studies/): archives and sets, relative to the repository
     "BIDAF_ARCHIVE": "runs/bidaf_cpu_scale/model.tar.gz",
     "TRANSFORMER_ARCHIVE": "",
@@ -51,8 +54,9 @@ DEFAULTS = {
     "TEXT_ARCHIVE": "runs/bidaf_cpu_scale/model.tar.gz",
     "E2E_ARCHIVE": "runs/e2e_speecht5/model.tar.gz",
     # the end-to-end model on the small SpeechT5 pretrained here (e2e_speecht5_ctc*.jsonnet)
-    "E2E_TEXT_INIT_RUN": "runs/bidaf_cpu_scale_long",
-    "E2E_TEXT_INIT_EPOCH": "8",
+    # the text BiDAF that initialises it: the robust-training recipe's clean twin (seed 1)
+    "E2E_TEXT_INIT_RUN": "runs/robust_training/bidaf_clean_s1",
+    "E2E_TEXT_INIT_EPOCH": "6",
     "E2E_FROZEN_RUN": "runs/e2e_speecht5_ctc",
     "E2E_FROZEN_EPOCH": "3",
     "SRC_TRANSCRIPTS": "runs/squad_src/transcripts.json",

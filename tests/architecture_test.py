@@ -16,6 +16,7 @@ LAYERS = {
     "reports": 4,
     "plugins": 3,
     "models": 3,
+    "training": 3,
     "predictors": 3,
     "modules": 2,
     "noise": 2,

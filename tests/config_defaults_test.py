@@ -34,10 +34,12 @@ def test_paper_config_uses_official_urls_and_overrides():
 
 def test_cpu_scale_and_quickstart_configs():
     cpu = evaluate("bidaf_cpu_scale.jsonnet")
-    assert cpu["validation_data_path"] == "../shared/data/xquad/xquad.en.json"
-    assert cpu["dataset_reader"]["exclude_question_ids_from"] == cpu["validation_data_path"]
+    assert cpu["validation_data_path"] == cpu["train_data_path"] == "../shared/data/squad/dev-v1.1.json"
+    assert cpu["dataset_reader"]["exclude_question_ids_from"] == "../shared/data/xquad/xquad.en.json"
+    assert cpu["validation_dataset_reader"]["exclude_question_ids_from"] == "../shared/data/xquad/xquad.en.json"
     quick = evaluate("quickstart.jsonnet")
-    assert (ROOT / quick["train_data_path"]).exists() and (ROOT / quick["validation_data_path"]).exists()
+    assert (ROOT / quick["train_data_path"]).exists() and quick["validation_data_path"] == quick["train_data_path"]
+    assert quick["validation_dataset_reader"]["articles"] == "held_out"
 
 
 def test_noise_augmentation_config_builds_its_reader():
@@ -72,22 +74,22 @@ def test_minilm_default_is_the_installed_package_model_folder(monkeypatch):
 
 def test_transformer_and_asr_transcript_configs():
     clean = evaluate("transformer_qa_cpu_scale.jsonnet")
-    assert clean["validation_data_path"] == "../shared/data/xquad/xquad.en.json"
-    assert clean["dataset_reader"]["exclude_question_ids_from"] == clean["validation_data_path"]
-    assert "exclude_question_ids_from" not in clean["validation_dataset_reader"]
-    asr = evaluate("transformer_qa_cpu_scale_asr_transcripts.jsonnet", ASR_TRAIN="/x/asr_train.json", ASR_DEV="/x/asr_dev.json")
-    assert asr["train_data_path"] == "/x/asr_train.json" and asr["validation_data_path"] == "/x/asr_dev.json"
-    assert {k: v for k, v in asr.items() if not k.endswith("data_path")} == {
-        k: v for k, v in clean.items() if not k.endswith("data_path")
+    assert clean["validation_data_path"] == clean["train_data_path"] == "../shared/data/squad/dev-v1.1.json"
+    assert clean["validation_dataset_reader"]["articles"] == "held_out" and clean["dataset_reader"]["articles"] == "train"
+    asr = evaluate("transformer_qa_cpu_scale_asr_transcripts.jsonnet", ASR_TRAIN="/x/asr_train.json")
+    assert asr["train_data_path"] == "/x/asr_train.json" and asr["validation_data_path"] == clean["validation_data_path"]
+    assert asr["dataset_reader"] == dict(clean["dataset_reader"], skip_invalid=True)
+    assert {k: v for k, v in asr.items() if k not in ("train_data_path", "dataset_reader")} == {
+        k: v for k, v in clean.items() if k not in ("train_data_path", "dataset_reader")
     }
-    # the transcript-trained BiDAF validates on clean XQuAD, like its clean twin, and skips (and
-    # counts) questions the recogniser heard nothing of
+    # the transcript-trained BiDAF validates on the clean held-out articles, like its clean twin,
+    # and skips (and counts) questions the recogniser heard nothing of
     bidaf = evaluate("bidaf_cpu_scale.jsonnet")
-    asr = evaluate("bidaf_cpu_scale_asr_transcripts.jsonnet", ASR_TRAIN="/x/asr_train.json", ASR_DEV="/x/asr_dev.json")
+    asr = evaluate("bidaf_cpu_scale_asr_transcripts.jsonnet", ASR_TRAIN="/x/asr_train.json")
     assert asr["train_data_path"] == "/x/asr_train.json" and asr["validation_data_path"] == bidaf["validation_data_path"]
     assert asr["dataset_reader"] == dict(bidaf["dataset_reader"], skip_invalid=True)
-    assert {k: v for k, v in asr.items() if not k.endswith("data_path") and k != "dataset_reader"} == {
-        k: v for k, v in bidaf.items() if not k.endswith("data_path") and k != "dataset_reader"
+    assert {k: v for k, v in asr.items() if k not in ("train_data_path", "dataset_reader", "vocabulary")} == {
+        k: v for k, v in bidaf.items() if k not in ("train_data_path", "dataset_reader", "vocabulary")
     }
     bert = evaluate("bert_bi_attention_cpu_scale.jsonnet")
     assert bert["model"]["span_head"]["type"] == "bi_attention"

@@ -1,7 +1,8 @@
 // BERT encodings + the shared bi_attention span head (span_qa) at CPU scale: MiniLM's wordpiece
 // vectors, pooled back to spaCy words (the `pretrained_transformer_mismatched` embedder), encode the
 // context and, with the same weights, the question; BiDAF's attention flow, modelling and output
-// layers pick the span. Same data split as bidaf_cpu_scale. Run from the repository root:
+// layers pick the span. Same data split as bidaf_cpu_scale (training articles of SQuAD dev minus
+// XQuAD; held-out articles validate). Run from the repository root:
 //   allennlp train training_configs/bert_bi_attention_cpu_scale.jsonnet -s runs/bert_bi_attention_cpu_scale
 local bidaf = import 'lib/bidaf.libsonnet';
 local data = std.extVar('SHARED_DATA');
@@ -11,19 +12,22 @@ local hidden = 384;  // MiniLM's hidden size; change it with MINILM
 // longer word sequences are cut into segments of 256 wordpieces for the transformer
 local indexer = { type: 'pretrained_transformer_mismatched', model_name: transformer, max_length: 256 };
 
-local reader(passage_length_limit=null, exclude=null) = {
+local train = data + '/squad/dev-v1.1.json';
+local reader(passage_length_limit=null, articles='all') = {
   type: 'squad_v1',
   token_indexers: { tokens: indexer },
   passage_length_limit: passage_length_limit,
   question_length_limit: 50,
-  exclude_question_ids_from: exclude,
+  exclude_question_ids_from: xquad,
+  articles: articles,
 };
 
 {
-  dataset_reader: reader(passage_length_limit=300, exclude=xquad),
-  validation_dataset_reader: reader(),
-  train_data_path: data + '/squad/dev-v1.1.json',
-  validation_data_path: xquad,
+  dataset_reader: reader(passage_length_limit=300, articles='train'),
+  validation_dataset_reader: reader(articles='held_out'),
+  train_data_path: train,
+  validation_data_path: train,
+  include_in_archive: ['training_record.json'],
   model: {
     type: 'span_qa',
     context_encoder: {

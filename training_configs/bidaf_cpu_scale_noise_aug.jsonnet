@@ -1,6 +1,6 @@
 // The CPU-scale BiDAF trained with noise augmentation: each training question goes through a
 // weighted mix of keyboard typos and human misspellings (a quarter stay clean), drawn afresh at
-// every epoch from seed 13 + epoch. Validation stays clean (validation_dataset_reader has no
+// every epoch by (seed 13, epoch). Validation stays clean (validation_dataset_reader has no
 // question_noise). Run from the repository root:
 //   allennlp train training_configs/bidaf_cpu_scale_noise_aug.jsonnet -s runs/bidaf_cpu_scale_noise_aug
 local base = import 'bidaf_cpu_scale.jsonnet';

@@ -2,7 +2,11 @@
 // for the context, the shared bi-attention span head. Run from the repository root:
 //   allennlp train training_configs/e2e_speecht5.jsonnet -s runs/e2e_speecht5
 // extVars (environment variables):
-//   SRC_TRAIN, SRC_DEV    fid2qid_<split>.csv of a SQuAD-SRC-layout folder (wavs/ beside it)
+//   SRC_TRAIN             fid2qid_<split>.csv of a SQuAD-SRC-layout folder (wavs/ beside it)
+//   SRC_HELDOUT           the map of held-out articles of the training source that validates
+//                         (never the dev map, which holds XQuAD's paragraphs): split the training
+//                         map with scripts/split_spoken_ids.py --held-out-share 0.1 --train T --held-out H
+//                         and pass T as SRC_TRAIN and H as SRC_HELDOUT
 //   SRC_SQUAD_FILE        the SQuAD JSON of the questions; '{split}' is replaced by the split
 //                         (e.g. path/{split}-v1.1.json); '' = squad_<split>.json or squad.json in
 //                         the folder, as `allennlp synthesize-speech` writes it
@@ -15,7 +19,8 @@ local squad_file = if std.extVar('SRC_SQUAD_FILE') == '' then null else std.extV
   dataset_reader: e2e.reader(squad_file, passage_length_limit=400),
   validation_dataset_reader: e2e.reader(squad_file),
   train_data_path: std.extVar('SRC_TRAIN'),
-  validation_data_path: std.extVar('SRC_DEV'),
+  validation_data_path: std.extVar('SRC_HELDOUT'),
+  include_in_archive: ['training_record.json'],
   model: e2e.model(std.extVar('SPEECHT5')),
   data_loader: e2e.data_loader(8),
   validation_data_loader: e2e.data_loader(16),

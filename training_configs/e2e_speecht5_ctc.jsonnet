@@ -3,7 +3,7 @@
 // trained projection maps it to the span head's width; the BiDAF context encoder (GloVe 50d +
 // character CNN + BiLSTM) and the shared `bi_attention` head start from the CPU-scale text BiDAF
 // (E2E_TEXT_INIT_RUN, epoch E2E_TEXT_INIT_EPOCH: by default the last epoch of
-// bidaf_cpu_scale_long, trained on the same questions typed; its vocabulary too), so that the
+// the robust-training recipe's clean BiDAF, seed 1, trained on the same questions typed; its vocabulary too), so that the
 // question side is what this training has to learn. It trains on the spoken CPU-scale training
 // split, one utterance of each question with the voice drawn from the pretraining's three
 // (9,039 utterances an epoch), and validates on the held-out articles of that split (the
@@ -28,6 +28,7 @@ local split = 'runs/data/squad_dev_minus_xquad.json';
   validation_dataset_reader: e2e.reader(split, several_recordings=true),
   train_data_path: 'runs/spoken_ctc/train3/fid2qid_train_1.csv',
   validation_data_path: 'runs/spoken_ctc/train3/fid2qid_heldout.csv',
+  include_in_archive: ['training_record.json'],
   // the text model's vocabulary, so that its embeddings and weights fit
   vocabulary: { type: 'from_files', directory: init_run + '/vocabulary' },
   model: e2e.model('runs/speecht5_ctc/speecht5_ctc', freeze=true) + {

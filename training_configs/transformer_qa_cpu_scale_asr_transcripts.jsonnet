@@ -1,11 +1,12 @@
-// transformer_qa_cpu_scale trained and validated on ASR transcripts of the questions:
-//   ASR_TRAIN: a SQuAD JSON whose questions are ASR transcripts of the training questions (made
-//              with `allennlp noise --type asr` or `allennlp transcribe`; XQuAD's ids are still
-//              left out), ASR_DEV: the same for XQuAD-en.
-//   ASR_TRAIN=... ASR_DEV=... allennlp train training_configs/transformer_qa_cpu_scale_asr_transcripts.jsonnet -s runs/x
+// transformer_qa_cpu_scale trained on ASR transcripts of its training questions and validated on
+// the clean held-out articles of the training source:
+//   ASR_TRAIN: a SQuAD JSON whose questions are ASR transcripts of the training split (made with
+//              `allennlp noise --noise asr` or `allennlp transcribe`; XQuAD's ids and the held-out
+//              articles are still left out).
+//   ASR_TRAIN=... allennlp train training_configs/transformer_qa_cpu_scale_asr_transcripts.jsonnet -s runs/x
 local clean = import 'transformer_qa_cpu_scale.jsonnet';
 
 clean + {
+  dataset_reader+: { skip_invalid: true },
   train_data_path: std.extVar('ASR_TRAIN'),
-  validation_data_path: std.extVar('ASR_DEV'),
 }

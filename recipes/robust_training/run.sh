@@ -1,70 +1,85 @@
 #!/usr/bin/env bash
-# Robust training at CPU scale, end to end: the training split, its noisy copies, the XQuAD ASR
-# test sets, the four BiDAF models (clean, augmented, augmented by replacing, ASR transcripts), the
-# clean and augmented twins trained on to 8 and 10 epochs, optionally MiniLM QA augmented (WITH_MINILM=1),
-# and the study. Every step is skipped when its output exists, and the
-# noise steps resume from their journals, so a killed run picks up where it stopped.
-#   bash scripts/robust_training.sh            # from the repository root, after `make install`
-# WORKERS (default 2) sets the noise jobs' worker processes.
+# The robust-training study (docs/results/robust_training.md, "Protocol"), from a fresh clone after
+# `make install`, in one command from the repository root:
+#   bash recipes/robust_training/run.sh            # every step: data, trainings, study
+#   bash recipes/robust_training/run.sh data       # the training split, noisy copies, XQuAD ASR set
+#   bash recipes/robust_training/run.sh train      # the 6 BiDAF twins (3 seeds) and the MiniLM twins
+#   bash recipes/robust_training/run.sh study      # allennlp compare on the archives
+#   bash recipes/robust_training/run.sh status     # what is done
+# Every step is skipped when its output is complete and resumed when it was stopped: the noise
+# jobs from their journals, a training with `allennlp train --recover` from its last epoch (the
+# noise is drawn by epoch, so a resumed run trains on what a straight run trains on).
+# JOBS (default 2) trainings run side by side, one thread each; WORKERS (default 2) noise workers;
+# SEEDS (default "1 2 3"); WITH_MINILM (default 1) adds the MiniLM twins (seed 1).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export PATH="$PWD/.venv/bin:$PATH"
+RECIPE=recipes/robust_training
+OUT=${ROBUST_OUT:-runs/robust_training}
 WORKERS=${WORKERS:-2}
+JOBS=${JOBS:-2}
+SEEDS=${SEEDS:-1 2 3}
 DATA=${SHARED_DATA:-../shared/data}
 SPLIT=runs/data/squad_dev_minus_xquad.json
-NOISY=runs/noisy
-mkdir -p runs/data "$NOISY" logs
+NOISY=${NOISY_TRAIN:-runs/noisy}
+export NOISY_TRAIN=$NOISY
+mkdir -p "$OUT/logs" "$NOISY" runs/data
 
-[ -f "$SPLIT" ] || python scripts/make_training_split.py --output "$SPLIT"
-
-# noisy copies of the 9,380 training questions
-ASR_FAST='{"type": "asr", "synthesizers": [{"type": "flite", "voice": "kal16"}, {"type": "flite", "voice": "awb"}, {"type": "flite", "voice": "slt"}], "recognizer": {"type": "pocketsphinx", "preset": "fast"}}'
-[ -f "$NOISY/train_asr.json" ] || allennlp noise "$SPLIT" "$NOISY/train_asr.json" --noise "$ASR_FAST" --workers "$WORKERS"
-for name in keyboard misspelling back_translation; do
-  [ -f "$NOISY/train_$name.json" ] || allennlp noise "$SPLIT" "$NOISY/train_$name.json" --noise "$name" --workers "$WORKERS"
-done
-
-# XQuAD spoken by a held-out voice (rms) and, with STUDY_WITH_ASR=1, a training voice (kal16);
-# pocketsphinx with its default search
-XQUAD="$DATA/xquad/xquad.en.json"
-for voice in rms $([ "${STUDY_WITH_ASR:-0}" = 1 ] && echo kal16); do
-  [ -f "$NOISY/xquad_asr_$voice.json" ] || allennlp noise "$XQUAD" "$NOISY/xquad_asr_$voice.json" --workers "$WORKERS" \
-    --noise "{\"type\": \"asr\", \"synthesizer\": {\"type\": \"flite\", \"voice\": \"$voice\"}, \"recognizer\": {\"type\": \"pocketsphinx\"}}"
-done
-
-train() {  # config, serialization folder
-  [ -f "$2/model.tar.gz" ] || allennlp train "training_configs/$1.jsonnet" -s "$2" -f
+step_data() {
+  [ -f "$SPLIT" ] || python scripts/make_training_split.py --output "$SPLIT" \
+    --train runs/data/train_articles.json --validation runs/data/validation_articles.json
+  # noisy copies of all 9,380 questions of the split (the readers leave the held-out articles out)
+  for name in keyboard misspelling back_translation; do
+    [ -f "$NOISY/train_$name.json" ] || allennlp noise "$SPLIT" "$NOISY/train_$name.json" --noise "$name" --workers "$WORKERS"
+  done
+  local asr_fast='{"type": "asr", "synthesizers": [{"type": "flite", "voice": "kal16"}, {"type": "flite", "voice": "awb"}, {"type": "flite", "voice": "slt"}], "recognizer": {"type": "pocketsphinx", "preset": "fast"}}'
+  [ -f "$NOISY/train_asr.json" ] || allennlp noise "$SPLIT" "$NOISY/train_asr.json" --noise "$asr_fast" --workers "$WORKERS"
+  # the spoken test set: XQuAD-en read by flite rms (a voice no training copy used), pocketsphinx default
+  local asr_rms='{"type": "asr", "synthesizer": {"type": "flite", "voice": "rms"}, "recognizer": {"type": "pocketsphinx"}}'
+  [ -f "$NOISY/xquad_asr_rms.json" ] || allennlp noise "$DATA/xquad/xquad.en.json" "$NOISY/xquad_asr_rms.json" --noise "$asr_rms" --workers "$WORKERS"
 }
-train bidaf_cpu_scale runs/bidaf_cpu_scale
-train bidaf_cpu_scale_augmented runs/bidaf_cpu_scale_augmented
-train bidaf_cpu_scale_augmented_mix runs/bidaf_cpu_scale_augmented_mix
-export BIDAF_AUGMENTED_MIX_ARCHIVE=runs/bidaf_cpu_scale_augmented_mix/model.tar.gz
-# the augmented model after 2 of its 3 (1.5 times longer) epochs: about the clean model's updates
-E2=runs/bidaf_cpu_scale_augmented_e2/model.tar.gz
-[ -f "$E2" ] || python scripts/archive_checkpoint.py runs/bidaf_cpu_scale_augmented --epoch 2 --output "$E2"
-export BIDAF_AUGMENTED_E2_ARCHIVE=$E2
-train bidaf_cpu_scale_asr_transcripts runs/bidaf_cpu_scale_asr_transcripts
 
-# the clean and augmented twins trained on from their 3 epochs to 8, then to 10 (optimizer state
-# kept), each compared at its last epoch (no epoch is chosen on a test set)
-source scripts/training_steps.sh
-extend runs/bidaf_cpu_scale bidaf_cpu_scale_long runs/bidaf_cpu_scale_long 8 ''
-# (the 3-epoch augmented run's saved config wrote the same weights unnormalised)
-extend runs/bidaf_cpu_scale_augmented bidaf_cpu_scale_augmented_long runs/bidaf_cpu_scale_augmented_long 8 '' \
-  --allow dataset_reader.noisy_copy_weights
-export BIDAF_LONG_ARCHIVE=runs/bidaf_cpu_scale_long/epoch8.tar.gz
-export BIDAF_AUGMENTED_LONG_ARCHIVE=runs/bidaf_cpu_scale_augmented_long/epoch8.tar.gz
-# epochs 9 and 10: clean, and with every question's noisy copy (the noise share grows from 1/2 to 1)
-extend runs/bidaf_cpu_scale_long bidaf_cpu_scale_long10 runs/bidaf_cpu_scale_long10 10 ''
-extend runs/bidaf_cpu_scale_augmented_long bidaf_cpu_scale_augmented_grow runs/bidaf_cpu_scale_augmented_grow 10 '' \
-  --allow dataset_reader.noisy_copy_weights --allow vocabulary
-export BIDAF_LONG10_ARCHIVE=runs/bidaf_cpu_scale_long10/epoch10.tar.gz
-export BIDAF_AUGMENTED_GROW_ARCHIVE=runs/bidaf_cpu_scale_augmented_grow/epoch10.tar.gz
-if [ "${WITH_MINILM:-0}" = 1 ]; then
-  train transformer_qa_cpu_scale runs/transformer_qa_cpu_scale
-  train transformer_qa_cpu_scale_augmented runs/transformer_qa_cpu_scale_augmented
-  export TRANSFORMER_ARCHIVE=runs/transformer_qa_cpu_scale/model.tar.gz
-  export TRANSFORMER_AUGMENTED_ARCHIVE=runs/transformer_qa_cpu_scale_augmented/model.tar.gz
-fi
+epochs_done() {  # serialization folder -> number of finished epochs
+  ls "$1"/model_state_e*_b0.th 2>/dev/null | sed 's/.*model_state_e\([0-9]*\)_b0.th/\1/' | sort -n | tail -1 || true
+}
 
-allennlp compare training_configs/studies/robust_training.jsonnet -o runs/studies/robust_training --workers "$WORKERS"
+train_one() {  # config name, seed: trains (or resumes) runs/robust_training/<name>_s<seed>
+  local name=$1 seed=$2 folder="$OUT/$1_s$2"
+  [ -f "$folder/model.tar.gz" ] && return 0
+  local mode=(-f)
+  [ -f "$folder/config.json" ] && [ -n "$(epochs_done "$folder")" ] && mode=(--recover)
+  echo "$(date '+%F %T') $name seed $seed: ${mode[0]} (epochs done: $(epochs_done "$folder"))"
+  SEED=$seed OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 allennlp train "$RECIPE/$name.jsonnet" -s "$folder" "${mode[@]}" \
+    >>"$OUT/logs/$1_s$2.log" 2>&1 || { echo "$name seed $seed failed: see $OUT/logs/$1_s$2.log"; return 1; }
+  echo "$(date '+%F %T') $name seed $seed: done"
+}
+
+step_train() {
+  local queue=()
+  for seed in $SEEDS; do queue+=("bidaf_clean $seed" "bidaf_augmented $seed"); done
+  [ "${WITH_MINILM:-1}" = 1 ] && queue+=("minilm_clean 1" "minilm_augmented 1")
+  printf '%s\n' "${queue[@]}" | xargs -P "$JOBS" -L 1 bash "$0" train-one
+}
+
+step_study() {
+  allennlp compare "$RECIPE/study.jsonnet" -o "$OUT/study" --workers "$WORKERS"
+}
+
+step_status() {
+  for folder in "$OUT"/*_s*/; do
+    [ -d "$folder" ] || continue
+    local state="epochs done: $(epochs_done "$folder")"
+    [ -f "$folder/model.tar.gz" ] && state="archived (epoch $(python -c "import json,sys; print(json.load(open(sys.argv[1]))['epoch'])" "$folder/training_record.json" 2>/dev/null || echo '?'))"
+    echo "$(basename "$folder"): $state"
+  done
+}
+
+case "${1:-all}" in
+  data) step_data ;;
+  train) step_train ;;
+  train-one) train_one "$2" "$3" ;;
+  study) step_study ;;
+  status) step_status ;;
+  all) step_data && step_train && step_study && step_status ;;
+  *) echo "usage: $0 [all|data|train|study|status]" >&2; exit 2 ;;
+esac

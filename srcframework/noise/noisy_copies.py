@@ -1,5 +1,5 @@
 import math
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from allennlp.common.checks import ConfigurationError
 
@@ -61,6 +61,17 @@ class NoisyCopies(NoiseSource):
         if sum(weights) <= 0:
             return CLEAN
         return question_rng(seed, qid, "noisy_copies").choices(names, weights=weights)[0]
+
+    def pick(self, qid: str, seed: int, weights: Dict[str, float]) -> Tuple[str, Optional[str]]:
+        """For a question that a noise schedule gave a noisy version: the copy drawn by `weights`
+        (copy names only) under `seed`, and its text, or None where that copy lacks the question.
+        The draw does not look at which copies hold the question, so it is the same whatever the
+        files' contents."""
+        names = [name for name in sorted(self.copies) if weights.get(name, 0.0) > 0]
+        if not names:
+            raise ConfigurationError(f"noisy_copies: no copy has a positive weight in {weights}")
+        name = question_rng(seed, str(qid), "noise_copy").choices(names, weights=[weights[n] for n in names])[0]
+        return name, self.questions[name].get(str(qid))
 
     def noise(self, questions: List[str], seed: int = 0, ids: List[str] = None) -> List[str]:
         if isinstance(questions, str):

@@ -61,9 +61,9 @@ def test_e2e_config_loads_the_pretrained_folder_frozen():
     assert config["train_data_path"] == "runs/spoken_ctc/train3/fid2qid_train_1.csv"
     assert config["validation_data_path"] == "runs/spoken_ctc/train3/fid2qid_heldout.csv"
     # the context side and the head start from the text BiDAF's last epoch, with its vocabulary
-    assert config["vocabulary"] == {"type": "from_files", "directory": "runs/bidaf_cpu_scale_long/vocabulary"}
+    assert config["vocabulary"] == {"type": "from_files", "directory": "runs/robust_training/bidaf_clean_s1/vocabulary"}
     [[regex, init]] = config["model"]["initializer"]["regexes"]
-    assert init == {"type": "pretrained", "weights_file_path": "runs/bidaf_cpu_scale_long/model_state_e8_b0.th"}
+    assert init == {"type": "pretrained", "weights_file_path": "runs/robust_training/bidaf_clean_s1/model_state_e6_b0.th"}
     import re
 
     assert re.fullmatch(regex, "span_head.similarity.weight") and re.fullmatch(regex, "context_encoder.highway._layers.0.bias")

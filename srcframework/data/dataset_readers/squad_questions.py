@@ -10,9 +10,11 @@ from allennlp.data.fields import MetadataField
 from allennlp.data.tokenizers import Token
 from more_itertools import chunked
 
+from srcframework.data.article_split import article_key, check_split_options, held_out_titles
 from srcframework.data.errors import DatasetError
+from srcframework.data.noise_schedule import NoiseSchedule, NoiseScheduleStep, epoch_seed
 from srcframework.data.squad_file import SquadQuestion, iter_questions, load_squad_json
-from srcframework.noise.noise_source import NoiseSource
+from srcframework.noise.noise_source import NoiseSource, question_rng
 
 logger = logging.getLogger(__name__)
 
@@ -55,9 +57,13 @@ class SquadQuestionReader(DatasetReader):
     question_noise : `NoiseSource`, optional
         Training augmentation: questions go through this noise source (or a weighted `mix`) as
         they are read, in batches of `noise_batch_size`; the clean text stays in metadata as
-        `original_question`. Read `n` (counting from 0) uses seed `noise_seed + n`, so a lazily
-        re-read training set gets fresh noise each epoch. Give it to `dataset_reader` only and set
-        a `validation_dataset_reader` without it, so that validation and prediction stay clean.
+        `original_question`. The noise of epoch `e` (counting from 0) is drawn with the seed
+        `epoch_seed(noise_seed, e)`, so a lazily re-read training set gets fresh noise each epoch,
+        and a run stopped and resumed with `--recover` reads what a run straight through reads.
+        The trainer tells the reader its epoch through the `reader_epoch` callback; without it,
+        the reader counts its reads as epochs (and says so once in the log). Give it to
+        `dataset_reader` only and set a `validation_dataset_reader` without it, so that
+        validation and prediction stay clean.
     noise_seed : `int`, optional (default = `0`)
     noise_batch_size : `int`, optional (default = `64`)
     noisy_copies : `Dict[str, str]`, optional
@@ -73,6 +79,24 @@ class SquadQuestionReader(DatasetReader):
         holds each clean question and, right after it, its noised version (only when the noise
         changed its text). The noise then adds training data instead of replacing it, as in
         NoiseQA's augmentation; an epoch grows by the share of questions the noise changed.
+        With a `noise_schedule`, the noisy version is added whenever the schedule draws one,
+        changed or not, so that the epoch's length depends on the draw alone.
+    noise_schedule : `List[NoiseScheduleStep]`, optional
+        Epoch -> the share of questions that get a noisy version, and with `noisy_copies` the
+        weights of the copies (see `NoiseScheduleStep`): for example
+        `[{"from_epoch": 0, "share": 0.5}, {"from_epoch": 8, "share": 1.0}]`. Whether a question
+        gets a noisy version depends only on `(noise_seed, epoch, question id)`. Takes the place
+        of `noisy_copy_weights`. Without `question_noise` or `noisy_copies`, a question drawn for
+        a noisy version is read a second time clean (needs `keep_clean`): the clean twin of a
+        noise-trained model, reading the same number of instances in every epoch.
+    articles : `str`, optional (default = `"all"`)
+        `"train"` leaves out the articles held out for validation, `"held_out"` reads only them
+        (`srcframework.data.article_split`): the validation split of a config is whole articles
+        of its training source, never a test set.
+    held_out_share : `float`, optional (default = `0.1`)
+        The share of the questions (after `exclude_question_ids_from`) in held-out articles.
+    held_out_seed : `int`, optional (default = `0`)
+        The seed of the choice of held-out articles.
     """
 
     def __init__(
@@ -85,16 +109,29 @@ class SquadQuestionReader(DatasetReader):
         noisy_copies: Optional[Dict[str, str]] = None,
         noisy_copy_weights: Optional[Dict[str, float]] = None,
         keep_clean: bool = False,
+        noise_schedule: Optional[List[NoiseScheduleStep]] = None,
+        articles: str = "all",
+        held_out_share: float = 0.1,
+        held_out_seed: int = 0,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
+        check_split_options(articles, held_out_share)
+        if noise_schedule is not None:
+            if noisy_copy_weights:
+                raise ConfigurationError("give `noisy_copy_weights` or `noise_schedule` (whose steps hold the weights), not both")
+            if noisy_copies is None and question_noise is None and not keep_clean:
+                raise ConfigurationError("a `noise_schedule` without noise reads drawn questions clean a second time: it needs `keep_clean`")
+            self.schedule: Optional[NoiseSchedule] = NoiseSchedule(noise_schedule, sorted(noisy_copies or {}))
+        else:
+            self.schedule = None
         if noisy_copies:
             if question_noise is not None:
                 raise ConfigurationError("give the reader `question_noise` or `noisy_copies`, not both")
             question_noise = NoiseSource.by_name("noisy_copies")(copies=noisy_copies, weights=noisy_copy_weights)
         elif noisy_copy_weights:
             raise ConfigurationError("`noisy_copy_weights` needs `noisy_copies`")
-        if keep_clean and question_noise is None:
+        if keep_clean and question_noise is None and self.schedule is None:
             raise ConfigurationError("`keep_clean` needs `question_noise` or `noisy_copies`")
         if noise_batch_size < 1:
             raise ConfigurationError(f"noise_batch_size must be at least 1, not {noise_batch_size}")
@@ -104,7 +141,14 @@ class SquadQuestionReader(DatasetReader):
         self.noise_seed = noise_seed
         self.noise_batch_size = noise_batch_size
         self.keep_clean = keep_clean
+        self.noise_schedule = noise_schedule
+        self.articles = articles
+        self.held_out_share = held_out_share
+        self.held_out_seed = held_out_seed
+        # set by the `reader_epoch` trainer callback; None: reads are counted as epochs
+        self.epoch: Optional[int] = None
         self._reads = 0
+        self._warned_epoch = False
         self.last_skipped: Counter = Counter()
 
     def tokenize_context(self, context: str) -> List[Token]:
@@ -167,18 +211,20 @@ class SquadQuestionReader(DatasetReader):
             raise DatasetError(file_path, "file not found") from None
         dataset = load_squad_json(local_path)
         excluded = self._excluded_ids()
+        dataset, held_out = self._split_articles(dataset, excluded)
         skipped: Counter = Counter()
         last_context, context_tokens = None, None
         kept = 0
         questions = iter_questions(file_path, dataset, self.skip_invalid, skipped)
+        questions = self._without_excluded(questions, excluded, skipped)
         questions = self.shard_iterable(questions)
-        if self.question_noise is not None:
-            questions = self._noised(questions, self.noise_seed + self._reads)
+        epoch = self._current_epoch()
+        if self.schedule is not None:
+            questions = self._scheduled(questions, epoch)
+        elif self.question_noise is not None:
+            questions = self._noised(questions, epoch_seed(self.noise_seed, epoch))
         self._reads += 1
         for question in questions:
-            if question.qid in excluded:
-                skipped["id listed in exclude_question_ids_from"] += 1
-                continue
             if question.context is not last_context:
                 last_context, context_tokens = question.context, self.tokenize_context(question.context)
             instance = self.text_to_instance(
@@ -197,6 +243,76 @@ class SquadQuestionReader(DatasetReader):
             yield instance
         self.last_skipped = skipped
         log_read(file_path, kept, skipped)
+        if held_out:
+            logger.info("%s: articles %r, %d held-out articles (share %s, seed %d)", file_path, self.articles, len(held_out), self.held_out_share, self.held_out_seed)
+
+    @staticmethod
+    def _without_excluded(questions: Iterable[SquadQuestion], excluded: set, skipped: Counter) -> Iterable[SquadQuestion]:
+        for question in questions:
+            if question.qid in excluded:
+                skipped["id listed in exclude_question_ids_from"] += 1
+            else:
+                yield question
+
+    def set_epoch(self, epoch: int) -> None:
+        """The trainer's epoch (counting from 0), which the next read's noise is drawn for."""
+        self.epoch = int(epoch)
+
+    def _current_epoch(self) -> int:
+        if self.epoch is not None:
+            return self.epoch
+        if (self.schedule is not None or self.question_noise is not None) and not self._warned_epoch:
+            self._warned_epoch = True
+            logger.warning(
+                "the reader's noise is drawn by read count, not by the trainer's epoch: add the "
+                "`reader_epoch` trainer callback so that a resumed run reads what a straight one reads"
+            )
+        return self._reads
+
+    def _split_articles(self, dataset: dict, excluded: set) -> Tuple[dict, set]:
+        """The dataset with only the articles that `articles` asks for, and the held-out keys."""
+        if self.articles == "all":
+            return dataset, set()
+        held_out = held_out_titles(dataset, self.held_out_share, self.held_out_seed, excluded)
+        keep = (lambda key: key in held_out) if self.articles == "held_out" else (lambda key: key not in held_out)
+        data = [article for index, article in enumerate(dataset["data"]) if keep(article_key(index, article))]
+        return dict(dataset, data=data), held_out
+
+    def _scheduled(self, questions: Iterable[SquadQuestion], epoch: int) -> Iterable[SquadQuestion]:
+        """The questions of one epoch under the noise schedule: each question is drawn, by
+        `(noise_seed, epoch, id)`, for a noisy version with the step's share; the version is a
+        noisy copy (chosen by the step's weights), the `question_noise` output, or with neither
+        the clean question again. With `keep_clean` the version follows the clean question."""
+        step, seed = self.schedule.step(epoch), epoch_seed(self.noise_seed, epoch)
+        weights = self.schedule.weights(epoch)
+        copies = self.question_noise if self.schedule.copy_names else None
+        online = self.question_noise if copies is None else None
+        missing = 0
+        for batch in chunked(questions, self.noise_batch_size):
+            drawn = [question_rng(seed, q.qid, "noise_share").random() < step.share for q in batch]
+            texts = {}
+            if online is not None:
+                chosen = [q for q, d in zip(batch, drawn) if d]
+                if chosen:
+                    noised = online.noise([q.question for q in chosen], seed=seed, ids=[q.qid for q in chosen])
+                    texts = {id(q): text for q, text in zip(chosen, noised)}
+            for question, draw in zip(batch, drawn):
+                if not draw or self.keep_clean:
+                    yield question
+                if not draw:
+                    continue
+                if copies is not None:
+                    _, text = copies.pick(question.qid, seed, weights)
+                    if text is None:
+                        missing += 1
+                        text = question.question
+                else:
+                    text = texts.get(id(question), question.question)
+                extra = dict(question.extra)
+                extra.setdefault("original_question", question.question)
+                yield replace(question, question=text, extra=extra)
+        if missing:
+            logger.info("epoch %d: %d drawn questions had no text in the drawn copy and were read clean", epoch, missing)
 
     def _noised(self, questions: Iterable[SquadQuestion], seed: int) -> Iterable[SquadQuestion]:
         """Noise questions in batches; the clean text moves to `original_question`. With

@@ -1,0 +1,18 @@
+// The robust-training study's augmented BiDAF (docs/results/robust_training.md, "Protocol"):
+// bidaf_cpu_scale (training articles of SQuAD v1.1 dev minus the XQuAD paragraphs; held-out
+// articles validate; vocabulary from the clean training articles) trained 6 epochs from scratch,
+// in which every training question is read clean and once more as one of its noisy copies (ASR,
+// keyboard, misspelling, back-translation; equal weights), drawn by (SEED, epoch, question id).
+// model.tar.gz holds the weights of epoch 6. One command, from the repository root:
+//   SEED=1 allennlp train recipes/robust_training/bidaf_augmented.jsonnet -s runs/robust_training/bidaf_augmented_s1
+// SEED (1, 2, 3) sets every random seed and the noise seed; NOISY_TRAIN (default runs/noisy) is
+// the folder of the noisy copies (recipes/robust_training/run.sh makes them).
+local twin = import 'bidaf_twin.libsonnet';
+local noisy = std.extVar('NOISY_TRAIN');
+
+twin.config({
+  asr: noisy + '/train_asr.json',
+  keyboard: noisy + '/train_keyboard.json',
+  misspelling: noisy + '/train_misspelling.json',
+  back_translation: noisy + '/train_back_translation.json',
+})
