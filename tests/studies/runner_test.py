@@ -456,6 +456,8 @@ def test_a_model_with_several_archives_runs_each_and_shows_each_seed(tiny_archiv
     markdown = (out_dir / "results.md").read_text()
     assert "## Scores of each seed" in markdown and "held-out generator (primary): typos" in markdown
     assert "+-2 F1 points" in markdown
+    page = (out_dir / "report.html").read_text()
+    assert '<table id="robustness">' in page and '<table id="f1_by_seed">' in page and ">equivalent</td>" in page
     assert run_study(study_from_dict(raw, "seeds.json"), str(out_dir), progress=False)["pairs_run"] == 0
     second.unlink()
     with pytest.raises(StudyError, match=r"seeds.json: models.robust.archives\[1\]: not found"):
