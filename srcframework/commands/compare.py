@@ -9,7 +9,7 @@ from allennlp.commands import Subcommand
 from srcframework.commands.noise import parse_shard
 from srcframework.studies.analysis import AnalysisOptions
 from srcframework.studies.runner import run_study
-from srcframework.studies.study import load_study
+from srcframework.studies.study import BOOTSTRAP_UNITS, load_study
 
 logger = logging.getLogger(__name__)
 
@@ -22,8 +22,11 @@ class Compare(Subcommand):
             "listed pairs), scored with SQuAD EM/F1 overall and per country, gender and speaker. "
             "Writes results.json/.md/.csv/.tex, f1_by_country.png, f1_vs_wer.png, "
             "robustness_drop.png, f1_intervals.png, f1_by_wer_bucket.png and report.html into OUT_DIR, "
-            "with bootstrap 95% intervals, paired tests (clean against each noisy set, model "
-            "against model) and an error analysis, all computed from the cached predictions. "
+            "with bootstrap 95% intervals (contexts resampled with all their questions, unless "
+            "--bootstrap-unit question), paired randomisation tests Holm-corrected within each table "
+            "(clean against each noisy set, model against model, robust model against its twin), an "
+            "equivalence test of each robust model's clean F1, and an error analysis, all computed from "
+            "the cached predictions. "
             "Finished pairs are cached in OUT_DIR/pairs (keyed by the archive, data and reader "
             "config), so a rerun only does what is missing or changed."
         )
@@ -43,7 +46,16 @@ class Compare(Subcommand):
         subparser.add_argument("--cuda-device", type=int, default=None, help="overrides every model's cuda_device")
         subparser.add_argument(
             "--bootstrap", type=int, default=1000,
-            help="bootstrap resamples of the questions for each interval, and randomisation trials for each test",
+            help="bootstrap resamples for each interval",
+        )
+        subparser.add_argument(
+            "--permutations", type=int, default=10000,
+            help="randomisation rounds of each paired test (at least; a large family gets more, or the normal approximation)",
+        )
+        subparser.add_argument(
+            "--bootstrap-unit", choices=BOOTSTRAP_UNITS, default=None,
+            help="what the bootstrap and the tests resample: context (a paragraph's questions together) or question; "
+            "default: the study's bootstrap_unit (context)",
         )
         subparser.add_argument("--seed", type=int, default=0, help="seed of the resamples and trials")
         subparser.add_argument(
@@ -59,7 +71,8 @@ def run(args: argparse.Namespace) -> dict:
         raise ValueError("--workers must be at least 1")
     if args.merge and (args.shard != (0, 1) or args.force):
         raise ValueError("--merge assembles finished pairs; give it without --shard and --force")
-    analysis = AnalysisOptions(bootstrap=args.bootstrap, seed=args.seed, examples=args.examples)
+    analysis = AnalysisOptions(bootstrap=args.bootstrap, seed=args.seed, examples=args.examples,
+                               permutations=args.permutations, bootstrap_unit=args.bootstrap_unit)
     study = load_study(args.study)
     summary = run_study(
         study,

@@ -25,9 +25,12 @@ def test_arguments_and_defaults():
     args = parse("s.jsonnet", "--output-dir", "out", "--workers", "3", "--shard", "2/4", "--cuda-device", "0", "--force")
     assert (args.workers, args.shard, args.cuda_device, args.force) == (3, (2, 4), 0, True)
     assert (args.bootstrap, args.seed, args.examples) == (1000, 0, 5)
-    args = parse("s.jsonnet", "-o", "out", "--bootstrap", "200", "--seed", "3", "--examples", "2")
-    assert (args.bootstrap, args.seed, args.examples) == (200, 3, 2)
-    for bad in (["s.jsonnet"], ["s.jsonnet", "-o", "o", "--shard", "4/4"], ["s.jsonnet", "-o", "o", "--shard", "x"]):
+    assert (args.permutations, args.bootstrap_unit) == (10000, None)  # None: the study's unit
+    args = parse("s.jsonnet", "-o", "out", "--bootstrap", "200", "--seed", "3", "--examples", "2", "--permutations",
+                 "20000", "--bootstrap-unit", "question")
+    assert (args.bootstrap, args.seed, args.examples, args.permutations, args.bootstrap_unit) == (200, 3, 2, 20000, "question")
+    for bad in (["s.jsonnet"], ["s.jsonnet", "-o", "o", "--shard", "4/4"], ["s.jsonnet", "-o", "o", "--shard", "x"],
+                ["s.jsonnet", "-o", "o", "--bootstrap-unit", "paragraph"]):
         with pytest.raises(SystemExit):
             parse(*bad)
 
@@ -50,6 +53,12 @@ def test_run_prints_the_summary_and_a_rerun_does_nothing(tiny_archive, tmp_path,
     run(parse(STUDY, "-o", str(tmp_path), "--merge", "--bootstrap", "300", "--seed", "4"))
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["statistics"]["bootstrap"] == 300 and results["statistics"]["seed"] == 4
+    run(parse(STUDY, "-o", str(tmp_path), "--merge", "--bootstrap-unit", "question", "--permutations", "500"))
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["statistics"]["bootstrap_unit"] == "question" and results["statistics"]["contexts"] is None
+    assert results["statistics"]["families"]["drop_tests"] == {"tests": 2, "method": "randomisation", "rounds": 500}
+    with pytest.raises(ValueError, match="--permutations must be at least 1"):
+        run(parse(STUDY, "-o", str(tmp_path), "--merge", "--permutations", "0"))
     run(parse(STUDY, "-o", str(tmp_path), "--merge"))
     assert (tmp_path / "results.json").read_bytes() == first
 
