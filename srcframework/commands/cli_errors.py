@@ -14,9 +14,21 @@ command line, so that scripts and tests importing srcframework keep Python's beh
 train` replaces `sys.excepthook` with its own (which logs every uncaught exception with its
 traceback) in `prepare_global_logging`; that function is wrapped so that the one-line hook goes
 back on top, deferring every other exception to AllenNLP's.
+
+Three more kinds of exception are bad input and get the one line too: a `ValueError` or
+`TypeError` raised by the constructor (`__init__`) of a registered component itself, which is how
+a component checks its parameters (the line names the component's class); AllenNLP's `TypeError`
+for a config value of the wrong type (`Expected speakers.SPK1 to be a Mapping`); and a Jsonnet
+error in a config file.
+
+A message longer than `MAX_MESSAGE` characters is cut to an excerpt: each long quoted value in it
+(an `importstr` of a whole file that a config passes as a name) is shortened to its first
+characters, then the middle of what is still too long is left out, saying how much.
 """
 import functools
+import logging
 import os
+import re
 import sys
 from typing import Optional, Tuple
 
@@ -69,18 +81,94 @@ def one_line_error_types() -> Tuple[type, ...]:
     return tuple(found)
 
 
-def one_line(error: BaseException) -> str:
-    """`error: MESSAGE` with the message's lines joined."""
-    message = " ".join(line.strip() for line in str(error).strip().splitlines() if line.strip())
-    return f"error: {message or type(error).__name__}"
+MAX_MESSAGE = 800  # characters of an error line's message
+MAX_LINE = 300  # characters kept of the first and last line of a long message of many lines
+MAX_QUOTED = 60  # characters of one quoted value in a message that is too long
+_QUOTED = re.compile(r"'[^']{%d,}'|\"[^\"]{%d,}\"" % (MAX_QUOTED + 1, MAX_QUOTED + 1))
+JSONNET_ERRORS = ("STATIC ERROR:", "RUNTIME ERROR:")
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text`, or its head and tail with the middle left out when it is longer than `limit`."""
+    if len(text) <= limit:
+        return text
+    head, tail = (2 * limit) // 3, limit // 4
+    return f"{text[:head]} ... [{len(text) - head - tail:,} characters left out] ... {text[-tail:]}"
+
+
+def excerpt(message: str, limit: int = MAX_MESSAGE) -> str:
+    """The lines of `message` joined by spaces, if that has at most `limit` characters. A longer
+    message (say one that quotes a whole file a config read with `importstr`) is cut to an excerpt:
+    of more than two lines only the first and the last are kept (each to `MAX_LINE` characters),
+    quoted values of more than `MAX_QUOTED` characters are shortened, and what is still too long
+    loses its middle; each cut says how much it left out."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    text = " ".join(lines)
+    if len(text) <= limit:
+        return text
+    if len(lines) > 2:
+        dropped = sum(len(line) for line in lines[1:-1])
+        text = (f"{_cut(lines[0], MAX_LINE)} ... [{len(lines) - 2:,} lines, {dropped:,} characters left out] ... "
+                f"{_cut(lines[-1], MAX_LINE)}")
+
+    def shorten(match) -> str:
+        quoted = match.group(0)
+        return f"{quoted[:MAX_QUOTED // 2]}...{quoted[0]} [{len(quoted) - 2:,} characters]"
+
+    return _cut(_QUOTED.sub(shorten, text), limit)
+
+
+def one_line(error: BaseException, prefix: str = "") -> str:
+    """`error: MESSAGE` with the message's lines joined (and cut to an `excerpt`)."""
+    return f"error: {prefix}{excerpt(str(error)) or type(error).__name__}"
+
+
+def _last_frame(traceback):
+    while traceback is not None and traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    return None if traceback is None else traceback.tb_frame
+
+
+def constructor_check(error: BaseException, traceback) -> Optional[str]:
+    """What to put before the message of a parameter check, or None for another error: the class
+    name of the registered component whose `__init__` raised `error` (a `ValueError` or
+    `TypeError`) itself, or `config: ` for AllenNLP's own check that a config value has the type
+    its argument needs (a `TypeError` of `construct_arg`)."""
+    if not isinstance(error, (ValueError, TypeError)):
+        return None
+    frame = _last_frame(traceback)
+    if frame is None:
+        return None
+    if frame.f_code.co_name == "construct_arg" and frame.f_globals.get("__name__") == "allennlp.common.from_params":
+        return "config: " if isinstance(error, TypeError) else None
+    if frame.f_code.co_name != "__init__":
+        return None
+    component = frame.f_locals.get("self")
+    from_params = getattr(sys.modules.get("allennlp.common.from_params"), "FromParams", None)
+    if from_params is None or not isinstance(component, from_params):
+        return None
+    return f"{type(component).__name__}: "
+
+
+def jsonnet_error(error: BaseException) -> bool:
+    """Whether `error` is Jsonnet's, raised while a config file was evaluated."""
+    return isinstance(error, RuntimeError) and str(error).lstrip().startswith(JSONNET_ERRORS)
 
 
 def excepthook(kind, error, traceback, fallback=None) -> None:
     """Prints a one-line error for the bad-input errors outside debug mode; otherwise defers to
     `fallback` (Python's own hook by default)."""
-    if not debug_mode() and isinstance(error, one_line_error_types()):
-        print(one_line(error), file=sys.stderr)
-        return
+    if not debug_mode():
+        if isinstance(error, one_line_error_types()):
+            print(one_line(error), file=sys.stderr)
+            return
+        prefix = constructor_check(error, traceback)
+        if prefix is not None:
+            print(one_line(error, prefix), file=sys.stderr)
+            return
+        if jsonnet_error(error):
+            print(one_line(error, "config file: "), file=sys.stderr)
+            return
     (fallback or sys.__excepthook__)(kind, error, traceback)
 
 
@@ -88,6 +176,8 @@ def install(force: bool = False) -> bool:
     """
     In the `allennlp` command line (or with `force`), removes a leading `--debug` from `sys.argv`
     (setting `SRCFRAMEWORK_DEBUG=1`, which worker processes inherit) and installs `excepthook`.
+    Outside debug mode it also cuts AllenNLP's log lines of config values (`dataset_reader.type =
+    ...`) to an `excerpt`, so that a file a config read with `importstr` is not logged whole.
     Returns whether it is installed.
     """
     global _installed
@@ -97,6 +187,8 @@ def install(force: bool = False) -> bool:
         del sys.argv[1]
         os.environ[DEBUG_ENV] = "1"
     _hook_on_top()
+    if not debug_mode():
+        logging.getLogger("allennlp.common.params").addFilter(ExcerptFilter())
     from allennlp.common import logging as common_logging
 
     prepare = common_logging.prepare_global_logging
@@ -110,6 +202,16 @@ def install(force: bool = False) -> bool:
     common_logging.prepare_global_logging = prepare_global_logging
     _installed = True
     return True
+
+
+class ExcerptFilter(logging.Filter):
+    """Cuts a log record's message to an `excerpt` of `MAX_MESSAGE` characters."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if len(message) > MAX_MESSAGE:
+            record.msg, record.args = excerpt(message), ()
+        return True
 
 
 def _hook_on_top() -> None:

@@ -6,6 +6,7 @@ from allennlp.models import Model
 from allennlp.nn import InitializerApplicator, RegularizerApplicator
 from allennlp.training.metrics import BooleanAccuracy, CategoricalAccuracy
 
+from srcframework.common.errors import InputError
 from srcframework.metrics.records import question_groups
 from srcframework.metrics.squad_em_f1 import SquadEmAndF1
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
@@ -48,8 +49,8 @@ class SpanQA(Model):
         self.span_head = span_head
         for name, encoder in (("context", context_encoder), ("question", question_encoder)):
             if encoder is not None and encoder.get_output_dim() != span_head.get_input_dim():
-                raise ValueError(
-                    f"{name}_encoder output size {encoder.get_output_dim()} != span_head input size "
+                raise InputError(
+                    f"span_qa: {name}_encoder output size {encoder.get_output_dim()} != span_head input size "
                     f"{span_head.get_input_dim()}"
                 )
         self._start_accuracy = CategoricalAccuracy()

@@ -1,6 +1,7 @@
 import re
 from typing import Dict, List
 
+from srcframework.common.errors import InputError
 from srcframework.noise.noise_source import NoiseSource, question_rng
 
 QWERTY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
@@ -42,7 +43,7 @@ class KeyboardNoise(NoiseSource):
 
     def __init__(self, word_probability: float = 0.25) -> None:
         if not 0.0 <= word_probability <= 1.0:
-            raise ValueError(f"keyboard noise: word_probability must be in [0, 1], got {word_probability!r}")
+            raise InputError(f"keyboard noise: word_probability must be in [0, 1], got {word_probability!r}")
         self.word_probability = float(word_probability)
 
     def noise(self, questions: List[str], seed: int = 0, ids: List[str] = None) -> List[str]:

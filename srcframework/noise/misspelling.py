@@ -4,6 +4,7 @@ from typing import Dict, List, Optional
 
 from allennlp.common.file_utils import cached_path
 
+from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.noise.noise_source import NoiseSource, absolute_path, question_rng
 
 # Wikipedia's list of common misspellings (CC BY-SA), in the shared data folder
@@ -24,12 +25,12 @@ def read_misspellings(path: str) -> Dict[str, List[str]]:
     Correct word (lowercased) -> its misspellings, in file order, from a `wrong->right` list (one
     pair a line; a right side may list several comma-separated options: `x->a, b`). Blank lines and
     lines starting with `#` are skipped, and so are right sides of more than one word, which cannot
-    replace a single word. A malformed line raises a `ValueError` naming the file and line.
+    replace a single word. A malformed line raises an `InputError` (a `ValueError`) naming the file and line.
     """
     try:
         local_path = cached_path(path)
     except FileNotFoundError:
-        raise FileNotFoundError(f"misspelling list {path!r} not found") from None
+        raise InputFileNotFound(f"misspelling list {path!r} not found") from None
     misspellings: Dict[str, List[str]] = {}
     with open(local_path, encoding="utf-8") as handle:
         for line_number, line in enumerate(handle, start=1):
@@ -40,7 +41,7 @@ def read_misspellings(path: str) -> Dict[str, List[str]]:
             wrong = wrong.strip()
             options = [right.strip() for right in rights.split(",")]
             if not arrow or not wrong or not all(options):
-                raise ValueError(f"{path}, line {line_number}: expected 'wrong->right[, right...]', got {line!r}")
+                raise InputError(f"{path}, line {line_number}: expected 'wrong->right[, right...]', got {line!r}")
             for right in options:
                 if len(right.split()) != 1 or right.lower() == wrong.lower():
                     continue
@@ -48,7 +49,7 @@ def read_misspellings(path: str) -> Dict[str, List[str]]:
                 if wrong not in wrongs:
                     wrongs.append(wrong)
     if not misspellings:
-        raise ValueError(f"{path}: no usable 'wrong->right' pairs")
+        raise InputError(f"{path}: no usable 'wrong->right' pairs")
     return misspellings
 
 
@@ -86,7 +87,7 @@ class MisspellingNoise(NoiseSource):
 
     def __init__(self, path: Optional[str] = None, word_probability: float = 1.0) -> None:
         if not 0.0 <= word_probability <= 1.0:
-            raise ValueError(f"misspelling noise: word_probability must be in [0, 1], got {word_probability!r}")
+            raise InputError(f"misspelling noise: word_probability must be in [0, 1], got {word_probability!r}")
         self.path = default_list() if path is None else str(path)
         self.word_probability = float(word_probability)
         self.misspellings = read_misspellings(self.path)

@@ -1,6 +1,7 @@
 import math
 from typing import List
 
+from srcframework.common.errors import InputError, InputTypeError
 from srcframework.noise.noise_source import NoiseSource, question_rng
 
 
@@ -25,17 +26,17 @@ class NoiseMix(NoiseSource):
 
     def __init__(self, sources: List[NoiseSource], weights: List[float] = None, keep_clean: float = 0.0) -> None:
         if not sources:
-            raise ValueError("noise mix: sources must list at least one noise source")
+            raise InputError("noise mix: sources must list at least one noise source")
         for index, source in enumerate(sources):
             if not isinstance(source, NoiseSource):
-                raise TypeError(f"noise mix: sources[{index}] is a {type(source).__name__}, not a NoiseSource")
+                raise InputTypeError(f"noise mix: sources[{index}] is a {type(source).__name__}, not a NoiseSource")
         weights = [1.0] * len(sources) if weights is None else [float(w) for w in weights]
         if len(weights) != len(sources):
-            raise ValueError(f"noise mix: {len(sources)} sources but {len(weights)} weights")
+            raise InputError(f"noise mix: {len(sources)} sources but {len(weights)} weights")
         if any(not math.isfinite(w) or w < 0 for w in weights) or sum(weights) <= 0:
-            raise ValueError(f"noise mix: weights must be finite, non-negative and not all zero, got {weights}")
+            raise InputError(f"noise mix: weights must be finite, non-negative and not all zero, got {weights}")
         if not 0.0 <= keep_clean <= 1.0:
-            raise ValueError(f"noise mix: keep_clean must be in [0, 1], got {keep_clean!r}")
+            raise InputError(f"noise mix: keep_clean must be in [0, 1], got {keep_clean!r}")
         self.sources = list(sources)
         self.weights = weights
         self.keep_clean = float(keep_clean)

@@ -2,6 +2,7 @@ from typing import Dict, List
 
 from allennlp.common.file_utils import cached_path
 
+from srcframework.common.errors import InputError
 from srcframework.data.errors import DatasetError
 from srcframework.data.squad_file import load_squad_json
 from srcframework.noise.noise_source import NoiseSource, absolute_path
@@ -54,7 +55,7 @@ class NaturalNoise(NoiseSource):
 
     def __init__(self, path: str, missing: str = "error") -> None:
         if missing not in MISSING_CHOICES:
-            raise ValueError(f"natural noise: missing must be one of {MISSING_CHOICES}, got {missing!r}")
+            raise InputError(f"natural noise: missing must be one of {MISSING_CHOICES}, got {missing!r}")
         self.path = str(path)
         self.missing = missing
         self.questions = read_questions_by_id(self.path)

@@ -4,10 +4,12 @@ from typing import List, Tuple
 
 import numpy
 from allennlp.common import Registrable
+from allennlp.common.checks import ConfigurationError
 
 
-class EngineNotFound(RuntimeError):
-    """An engine's program or package is missing; the message says how to install it."""
+class EngineNotFound(ConfigurationError, RuntimeError):
+    """An engine's program or package is missing; the message says how to install it. A
+    `ConfigurationError`, so the command line prints it as one line, and still a `RuntimeError`."""
 
 
 class SpeechSynthesizer(Registrable):

@@ -7,6 +7,7 @@ from typing import Tuple
 import numpy
 
 from srcframework.common.audio import read_wav
+from srcframework.common.errors import InputError
 from srcframework.speech.engines import EngineNotFound, SpeechSynthesizer
 
 INSTALL_HINT = "espeak-ng is not installed: apt-get update && apt-get install -y espeak-ng"
@@ -23,7 +24,7 @@ class EspeakNgSynthesizer(SpeechSynthesizer):
     # Parameters
 
     voice : `str`, optional (default = `"en-us"`)
-        A voice `espeak-ng --voices` lists; an unknown one raises a `ValueError`.
+        A voice `espeak-ng --voices` lists; an unknown one raises an `InputError` (a `ValueError`).
     speed : `int`, optional (default = `160`)
         Words per minute.
     """
@@ -32,12 +33,12 @@ class EspeakNgSynthesizer(SpeechSynthesizer):
         self.voice = voice
         self.speed = speed
         if int(speed) != speed or speed <= 0:
-            raise ValueError(f"speed must be a positive number of words per minute, got {speed!r}")
+            raise InputError(f"espeak-ng: speed must be a positive number of words per minute, got {speed!r}")
         if shutil.which("espeak-ng") is None:
             raise EngineNotFound(INSTALL_HINT)
         check = subprocess.run(["espeak-ng", "-v", voice, "-q", ""], capture_output=True, text=True)
         if check.returncode != 0:
-            raise ValueError(f"unknown espeak-ng voice {voice!r} ({check.stderr.strip()}); see `espeak-ng --voices`")
+            raise InputError(f"unknown espeak-ng voice {voice!r} ({check.stderr.strip()}); see `espeak-ng --voices`")
 
     def synthesize(self, text: str) -> Tuple[numpy.ndarray, int]:
         with tempfile.TemporaryDirectory(prefix="espeak-ng-") as folder:

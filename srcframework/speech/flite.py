@@ -7,6 +7,7 @@ from typing import List, Tuple
 import numpy
 
 from srcframework.common.audio import read_wav
+from srcframework.common.errors import InputError
 from srcframework.speech.engines import EngineNotFound, SpeechSynthesizer
 
 INSTALL_HINT = "flite is not installed: apt-get update && apt-get install -y flite"
@@ -30,7 +31,7 @@ class FliteSynthesizer(SpeechSynthesizer):
     voice : `str`, optional (default = `"kal16"`)
         A voice `flite -lv` lists (Debian: kal (8 kHz), kal16, awb, rms, slt (16 kHz)) or the path
         of a `.flitevox` file. Flite itself falls back to its default voice silently on an unknown
-        name, so unknown names raise a `ValueError` here.
+        name, so unknown names raise an `InputError` (a `ValueError`) here.
     """
 
     def __init__(self, voice: str = "kal16") -> None:
@@ -40,7 +41,7 @@ class FliteSynthesizer(SpeechSynthesizer):
             raise EngineNotFound(INSTALL_HINT)
         voices = flite_voices(program)
         if voice not in voices and not os.path.isfile(voice):
-            raise ValueError(f"unknown flite voice {voice!r}; `flite -lv` lists: {', '.join(voices)}")
+            raise InputError(f"unknown flite voice {voice!r}; `flite -lv` lists: {', '.join(voices)}")
 
     def synthesize(self, text: str) -> Tuple[numpy.ndarray, int]:
         with tempfile.TemporaryDirectory(prefix="flite-") as folder:

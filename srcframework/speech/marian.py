@@ -2,6 +2,7 @@ from typing import List
 
 import torch
 
+from srcframework.common.errors import InputError
 from srcframework.speech.engines import Translator
 
 
@@ -36,7 +37,7 @@ class MarianTranslator(Translator):
         from transformers import MarianMTModel, MarianTokenizer
 
         if batch_size < 1 or max_length < 1 or num_beams < 1:
-            raise ValueError("batch_size, max_length and num_beams must be at least 1")
+            raise InputError("marian: batch_size, max_length and num_beams must be at least 1")
         self.model_name_or_path = model_name_or_path
         self.batch_size = batch_size
         self.max_length = max_length

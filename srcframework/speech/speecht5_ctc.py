@@ -4,6 +4,7 @@ import numpy
 import torch
 
 from srcframework.common.audio import resample, to_mono_float32
+from srcframework.common.errors import InputError
 from srcframework.speech.engines import SpeechRecognizer
 from srcframework.speech.speecht5_ctc_network import SpeechT5CtcNetwork, pad_rows
 
@@ -33,7 +34,7 @@ class SpeechT5CtcRecognizer(SpeechRecognizer):
 
     def __init__(self, model_name: str, batch_size: int = 8, device: str = "cpu") -> None:
         if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+            raise InputError(f"speecht5_ctc: batch_size must be at least 1, got {batch_size}")
         self.model_name = model_name
         self.batch_size = batch_size
         self.device = device

@@ -26,6 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import torch
 
 from srcframework.common.conv_frames import convolve_per_utterance, min_samples
+from srcframework.common.errors import InputError, InputFileNotFound
 
 BLANK = "<blank>"
 # id 0 is the CTC blank; then space, apostrophe, letters and digits
@@ -71,7 +72,7 @@ class SpeechT5CtcNetwork(torch.nn.Module):
         self.encoder = encoder
         self.characters = list(characters or CHARACTERS)
         if self.characters[0] != BLANK or len(set(self.characters)) != len(self.characters):
-            raise ValueError(f"characters must start with {BLANK!r} (the blank, id 0) and hold no repeats")
+            raise InputError(f"characters must start with {BLANK!r} (the blank, id 0) and hold no repeats")
         self.head = torch.nn.Linear(encoder.config.hidden_size, len(self.characters))
         self.index = {c: i for i, c in enumerate(self.characters)}
         config = encoder.config
@@ -93,14 +94,14 @@ class SpeechT5CtcNetwork(torch.nn.Module):
 
         for name in ("config.json", HEAD_FILE, VOCABULARY_FILE):
             if not os.path.isfile(os.path.join(folder, name)):
-                raise FileNotFoundError(f"{folder} is not a speecht5_ctc folder: it has no {name}")
+                raise InputFileNotFound(f"{folder} is not a speecht5_ctc folder: it has no {name}")
         with open(os.path.join(folder, VOCABULARY_FILE), encoding="utf-8") as handle:
             characters = json.load(handle)["characters"]
         encoder, info = SpeechT5EncoderWithSpeechPrenet.from_pretrained(folder, output_loading_info=True)
         buffers = {name for name, _ in encoder.named_buffers()}
         missing = [k for k in info["missing_keys"] if k not in buffers]
         if missing or info["unexpected_keys"] or info["mismatched_keys"]:
-            raise ValueError(
+            raise InputError(
                 f"{folder}: the encoder weights do not fit its config: missing {missing}, "
                 f"unexpected {info['unexpected_keys']}, mismatched {info['mismatched_keys']}"
             )

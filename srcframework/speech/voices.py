@@ -13,6 +13,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Dict, List
 
+from srcframework.common.errors import InputError
 from srcframework.speech import espeak_ng, flite
 from srcframework.speech.engines import EngineNotFound, SpeechSynthesizer
 from srcframework.speech.espeak_ng import EspeakNgSynthesizer
@@ -82,10 +83,10 @@ DEFAULT_VOICES = ["flite:kal16", "flite:awb", "flite:rms", "flite:slt"]
 
 
 def get_voice(name: str) -> Voice:
-    """The catalogue voice `name` (`ENGINE:VOICE`); a `ValueError` listing the known voices otherwise."""
+    """The catalogue voice `name` (`ENGINE:VOICE`); an `InputError` (a `ValueError`) listing the known voices otherwise."""
     voice = VOICES.get(name.strip())
     if voice is None:
-        raise ValueError(f"unknown voice {name!r}; known voices: {', '.join(VOICES)}")
+        raise InputError(f"unknown voice {name!r}; known voices: {', '.join(VOICES)}")
     return voice
 
 
@@ -95,10 +96,10 @@ def parse_voices(names) -> List[Voice]:
         names = names.split(",")
     voices = [get_voice(name) for name in names if name.strip()]
     if not voices:
-        raise ValueError(f"no voices given; known voices: {', '.join(VOICES)}")
+        raise InputError(f"no voices given; known voices: {', '.join(VOICES)}")
     seen = set()
     for voice in voices:
         if voice.name in seen:
-            raise ValueError(f"voice {voice.name} is listed twice")
+            raise InputError(f"voice {voice.name} is listed twice")
         seen.add(voice.name)
     return voices

@@ -6,6 +6,7 @@ import torch
 
 from srcframework.common.audio import resample, to_mono_float32
 from srcframework.common.conv_frames import min_samples
+from srcframework.common.errors import InputError
 from srcframework.speech.engines import SpeechRecognizer
 
 
@@ -36,7 +37,7 @@ class Wav2Vec2CtcRecognizer(SpeechRecognizer):
         from transformers import Wav2Vec2ForCTC, Wav2Vec2Processor
 
         if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+            raise InputError(f"wav2vec2_ctc: batch_size must be at least 1, got {batch_size}")
         self.model_name_or_path = model_name_or_path
         self.batch_size = batch_size
         self.device = device

@@ -78,3 +78,95 @@ def test_detects_the_command_line():
     assert cli_errors.subcommand(["/x/bin/allennlp", "--debug", "list-plugins", "--json"]) == "list-plugins"
     assert cli_errors.running_allennlp_cli(["/x/bin/allennlp", "evaluate"])
     assert not cli_errors.running_allennlp_cli(["/x/bin/pytest", "tests"])
+
+
+def test_an_out_of_range_noise_parameter_is_one_line(tmp_path):
+    done = allennlp("noise", str(FIXTURES / "squad_tiny.json"), str(tmp_path / "n.json"), "--no-progress",
+                    "--noise", '{"type": "keyboard", "word_probability": 7}')
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == "error: keyboard noise: word_probability must be in [0, 1], got 7"
+    assert "Traceback" not in done.stderr
+
+
+BAD_COMPONENTS = [
+    ("srcframework.noise.noise_source.NoiseSource", {"type": "keyboard", "word_probability": 7}, "word_probability"),
+    ("srcframework.noise.noise_source.NoiseSource", {"type": "misspelling", "word_probability": -1}, "word_probability"),
+    ("srcframework.noise.noise_source.NoiseSource", {"type": "misspelling", "path": "/no/such/list.txt"}, "not found"),
+    ("srcframework.noise.noise_source.NoiseSource", {"type": "mix", "sources": [{"type": "keyboard"}], "keep_clean": 2},
+     "keep_clean"),
+    ("srcframework.noise.noise_source.NoiseSource", {"type": "mix", "sources": []}, "at least one"),
+    ("srcframework.noise.noise_source.NoiseSource", {"type": "natural", "path": "x.json", "missing": "guess"},
+     "missing must be one of"),
+    ("srcframework.speech.engines.SpeechSynthesizer", {"type": "flite", "voice": "nosuch"}, "unknown flite voice"),
+    ("srcframework.speech.engines.SpeechSynthesizer", {"type": "espeak_ng", "speed": 0}, "speed"),
+    ("srcframework.speech.engines.SpeechRecognizer", {"type": "pocketsphinx", "preset": "nosuch"}, "preset"),
+    ("srcframework.data.audio_indexers.audio_indexer.AudioIndexer", {"type": "waveform", "overflow": "x"}, "overflow"),
+    # a reader's own check, raised by its constructor (ValueError): the line names the reader
+    ("allennlp.data.DatasetReader", {"type": "squad_src", "speakers": {"SPK1": {"country": "US"}}},
+     "SquadSrcReader: speakers"),
+    # AllenNLP's own check of a config value's type
+    ("allennlp.data.DatasetReader", {"type": "squad_src", "speakers": {"SPK1": 3}}, "config: Expected speakers.SPK1"),
+]
+
+
+@pytest.mark.parametrize("base, params, expected", BAD_COMPONENTS, ids=[str(c[1]) for c in BAD_COMPONENTS])
+def test_every_constructor_check_reaches_the_one_line_handler(base, params, expected, capsys, monkeypatch):
+    import importlib
+
+    from allennlp.common import Params
+
+    monkeypatch.delenv(cli_errors.DEBUG_ENV, raising=False)
+    module, name = base.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module), name)
+    with pytest.raises(Exception) as caught:
+        cls.from_params(Params(json.loads(json.dumps(params))))
+    cli_errors.excepthook(caught.type, caught.value, caught.value.__traceback__)
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and expected in err, err
+    assert "Traceback" not in err
+
+
+def test_a_constructor_check_of_a_plain_class_keeps_its_traceback(capsys, monkeypatch):
+    monkeypatch.delenv(cli_errors.DEBUG_ENV, raising=False)
+
+    class Plain:
+        def __init__(self):
+            raise ValueError("a bug, not a parameter")
+
+    with pytest.raises(ValueError) as caught:
+        Plain()
+    cli_errors.excepthook(caught.type, caught.value, caught.value.__traceback__)
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_an_importstr_of_a_whole_file_is_shown_as_a_short_excerpt(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("".join(f"user{k}:x:{k}:{k}:a line of a system file:/home/user{k}:/bin/sh\n" for k in range(200)))
+    config = tmp_path / "config.jsonnet"
+    config.write_text('{dataset_reader: {type: importstr "%s"}, model: {type: "span_qa"}}' % secret)
+    done = allennlp("train", str(config), "-s", str(tmp_path / "run"))
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: user0:x:0:0:") and "lines, " in last and "characters left out" in last
+    assert len(last) <= cli_errors.MAX_MESSAGE + 100
+    assert "user100:" not in done.stderr  # neither the error line nor AllenNLP's log of the config
+    assert "Traceback" not in done.stderr
+
+
+def test_a_jsonnet_error_is_one_line(tmp_path):
+    config = tmp_path / "broken.jsonnet"
+    config.write_text("{dataset_reader: }")
+    done = allennlp("train", str(config), "-s", str(tmp_path / "run"))
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: config file: STATIC ERROR: ") and "broken.jsonnet:1" in last
+    assert "Traceback" not in done.stderr
+
+
+def test_excerpt_keeps_short_messages_and_says_what_it_cut():
+    assert cli_errors.excerpt("short\nmessage") == "short message"
+    long_quoted = "unknown voice '" + "x" * 2000 + "'; known voices: a, b"
+    cut = cli_errors.excerpt(long_quoted)
+    assert cut.startswith("unknown voice 'xxx") and "[2,000 characters]" in cut and cut.endswith("known voices: a, b")
+    one_blob = "y" * 5000
+    assert "characters left out" in cli_errors.excerpt(one_blob) and len(cli_errors.excerpt(one_blob)) < 900

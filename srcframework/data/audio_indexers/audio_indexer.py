@@ -5,6 +5,7 @@ import numpy
 from allennlp.common import Registrable
 
 from srcframework.common.audio import read_wav, resample, to_mono_float32
+from srcframework.common.errors import InputError
 
 OVERFLOW_CHOICES = ("truncate", "skip", "error")
 
@@ -58,11 +59,11 @@ class WaveformIndexer(AudioIndexer):
         normalize: bool = True,
     ) -> None:
         if int(target_sample_rate) != target_sample_rate or target_sample_rate <= 0:
-            raise ValueError(f"target_sample_rate must be a positive integer, got {target_sample_rate!r}")
+            raise InputError(f"waveform indexer: target_sample_rate must be a positive integer, got {target_sample_rate!r}")
         if max_seconds is not None and not max_seconds > 0:
-            raise ValueError(f"max_seconds must be positive (or null for no cap), got {max_seconds!r}")
+            raise InputError(f"waveform indexer: max_seconds must be positive (or null for no cap), got {max_seconds!r}")
         if overflow not in OVERFLOW_CHOICES:
-            raise ValueError(f"overflow must be one of {', '.join(OVERFLOW_CHOICES)}; got {overflow!r}")
+            raise InputError(f"waveform indexer: overflow must be one of {', '.join(OVERFLOW_CHOICES)}; got {overflow!r}")
         self.target_sample_rate = int(target_sample_rate)
         self.max_seconds = max_seconds
         self.overflow = overflow

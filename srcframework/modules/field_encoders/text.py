@@ -5,6 +5,7 @@ from allennlp.data import TextFieldTensors
 from allennlp.modules import Highway, Seq2SeqEncoder, TextFieldEmbedder
 from allennlp.nn.util import get_text_field_mask
 
+from srcframework.common.errors import InputError
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 
 
@@ -36,8 +37,8 @@ class TextFieldEncoder(FieldEncoder):
         embedding_dim = text_field_embedder.get_output_dim()
         self.highway = Highway(embedding_dim, highway_layers) if highway_layers > 0 else None
         if encoder.get_input_dim() != embedding_dim:
-            raise ValueError(
-                f"encoder input_size {encoder.get_input_dim()} != embedding size {embedding_dim}"
+            raise InputError(
+                f"text field encoder: encoder input_size {encoder.get_input_dim()} != embedding size {embedding_dim}"
             )
         self.encoder = encoder
         self.dropout = torch.nn.Dropout(dropout)
