@@ -3,6 +3,10 @@ from srcframework.commands import cli_errors
 
 cli_errors.install()
 
+from srcframework.commands import allennlp_outputs  # noqa: E402
+
+allennlp_outputs.install()
+
 from srcframework.commands.accent_report import AccentReport  # noqa: E402
 from srcframework.commands.cascade import Cascade  # noqa: E402
 from srcframework.commands.compare import Compare  # noqa: E402

@@ -2,7 +2,6 @@ import atexit
 import json
 import logging
 import os
-import sys
 from typing import Dict, List, Optional
 
 from allennlp.common.util import JsonDict, sanitize
@@ -11,35 +10,10 @@ from allennlp.models import Model
 from allennlp.predictors import Predictor
 
 from srcframework.common.files import write_json_atomic
-from srcframework.metrics.records import prediction_line
 from srcframework.common.paths import check_output_path
+from srcframework.metrics.records import prediction_line
 
 logger = logging.getLogger(__name__)
-
-_RUN_FAILED = False
-_HOOK_INSTALLED = False
-
-
-def watch_for_failure() -> None:
-    """Wraps `sys.excepthook` (once) so that `run_failed()` tells whether an exception reached the
-    top of this process. Python calls the hook before the `atexit` functions, so those can tell a
-    failed run from a finished one."""
-    global _HOOK_INSTALLED
-    if _HOOK_INSTALLED:
-        return
-    previous = sys.excepthook
-
-    def hook(kind, value, traceback):
-        global _RUN_FAILED
-        _RUN_FAILED = True
-        previous(kind, value, traceback)
-
-    sys.excepthook = hook
-    _HOOK_INSTALLED = True
-
-
-def run_failed() -> bool:
-    return _RUN_FAILED
 
 
 @Predictor.register("span_qa")
@@ -58,11 +32,14 @@ class SpanQAPredictor(Predictor):
     official_predictions_file : `str`, optional
         Also write the official SQuAD predictions format `{qid: answer}` to this file, once every
         question is answered: atomically (a temporary file in the same folder, then `os.replace`),
-        by `write_official_predictions()` or, under `allennlp predict`, when the process ends
-        without an error. A run that stops on a bad question writes no file (and an earlier file
-        at that path is removed when the predictor is made), so an official file is never a
-        partial or stale one. Its folder is checked when the predictor is made, before any
-        prediction; a question id answered twice is an error naming the id.
+        by `write_official_predictions()`, which `allennlp predict` calls when its run returns
+        (`srcframework.commands.allennlp_outputs`). A run that raises calls
+        `discard_official_predictions()` instead and writes no file, whether the error ends the
+        process or a library caller catches it; an earlier file at that path is removed when the
+        predictor is made, so an official file is never a partial or stale one. Answers that were
+        never written are named in a warning when the process ends. Its folder is checked when
+        the predictor is made, before any prediction; a question id answered twice is an error
+        naming the id.
     frozen : `bool`, optional (default = `True`)
     """
 
@@ -82,8 +59,7 @@ class SpanQAPredictor(Predictor):
                 logger.info("removing the earlier official predictions file %s", self._official_path)
                 os.remove(self._official_path)
             self._official = {}
-            watch_for_failure()
-            atexit.register(self._write_official_at_exit)
+            atexit.register(self._warn_unwritten)
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         for key in ("context", "question"):
@@ -103,19 +79,31 @@ class SpanQAPredictor(Predictor):
 
     def write_official_predictions(self) -> Optional[str]:
         """Writes the official predictions file of every question answered so far (atomically)
-        and returns its path; None without `official_predictions_file`. Call it once all
-        questions are answered; `allennlp predict` does so when it ends without an error."""
+        and returns its path; None without `official_predictions_file`, or after
+        `discard_official_predictions()`. Call it once all questions are answered; `allennlp
+        predict` does so when its run returns."""
         if self._official is None:
             return None
-        atexit.unregister(self._write_official_at_exit)
+        atexit.unregister(self._warn_unwritten)
         write_json_atomic(self._official_path, self._official)
         return self._official_path
 
-    def _write_official_at_exit(self) -> None:
-        if run_failed():
-            logger.warning("the run failed: no official predictions file written to %s", self._official_path)
+    def discard_official_predictions(self) -> None:
+        """Forgets the answers collected for the official predictions file, which is then never
+        written: what `allennlp predict` calls when its run raises."""
+        if self._official is None:
             return
-        self.write_official_predictions()
+        atexit.unregister(self._warn_unwritten)
+        logger.warning("the run failed: no official predictions file written to %s", self._official_path)
+        self._official = None
+
+    def _warn_unwritten(self) -> None:
+        if self._official:
+            logger.warning(
+                "%d answers for the official predictions file %s were never written: "
+                "call write_official_predictions() once every question is answered",
+                len(self._official), self._official_path,
+            )
 
     def _add_official(self, qid: str, answer: str) -> None:
         if qid in self._official:
