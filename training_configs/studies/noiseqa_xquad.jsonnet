@@ -2,8 +2,9 @@
 // on the clean questions, on NoiseQA's synthetic challenge sets and on sets that our own noise
 // sources generate from the clean file (cached under OUT_DIR/sets). Run from the repository root:
 //   allennlp compare training_configs/studies/noiseqa_xquad.jsonnet -o runs/studies/noiseqa_xquad
-// (--bootstrap 1000 --seed 0 --examples 5 are the defaults of the intervals, paired tests and
-// example flips; they are computed from the cached predictions, so changing them reruns no pair.)
+// (--bootstrap 1000 --permutations 10000 --seed 0 --examples 5 are the defaults of the intervals,
+// paired tests and example flips; they are computed from the cached predictions, so changing them
+// reruns no pair. The bootstrap resamples XQuAD's 240 paragraphs, each with all its questions.)
 // Variables: BIDAF_ARCHIVE (runs/bidaf_cpu_scale/model.tar.gz), TRANSFORMER_ARCHIVE (empty: left
 // out), STUDY_WITH_ASR ('1' adds our flite -> pocketsphinx ASR set: about 25 minutes of one core
 // for 1,190 questions, once; --workers N splits it), SHARED_DATA (../shared/data).
@@ -19,6 +20,7 @@ local noiseqa_set(file, interface) = {
   original: xquad,
   interface: interface,
   kind: 'synthetic',
+  generator: 'noiseqa_' + interface,
   order: 1,
 };
 
@@ -28,6 +30,7 @@ local our_set(noise, interface) = {
   noise: noise,
   interface: interface,
   kind: 'synthetic',
+  generator: noise.type,
   order: 2,
 };
 
