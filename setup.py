@@ -16,7 +16,7 @@ setup(
     python_requires=">=3.10",
     packages=find_packages(include=["srcframework", "srcframework.*"]),
     package_data={
-        "srcframework": ["data/default/*.json", "data/default/*.md"]
+        "srcframework": ["data/default/*.json", "data/default/*.md", "noise/presets/*.jsonnet"]
     },
     install_requires=[
         "torch>=2.1",

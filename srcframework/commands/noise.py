@@ -6,8 +6,10 @@ import logging
 from allennlp.commands import Subcommand
 from allennlp.common.checks import ConfigurationError
 
+from srcframework.common.errors import InputError
 from srcframework.common.paths import check_output_path
 from srcframework.jobs.challenge_set import make_challenge_set
+from srcframework.noise.preset import noise_params
 
 logger = logging.getLogger(__name__)
 
@@ -23,14 +25,17 @@ def parse_shard(text: str):
 
 
 def parse_noise(text: str) -> dict:
-    """A JSON object, or just a type name such as `keyboard`."""
+    """A JSON object, a preset name such as `asr-fast-3voices`, or a type name such as `keyboard`."""
     text = text.strip()
     if text.startswith("{"):
         try:
             return json.loads(text)
         except json.JSONDecodeError as err:
             raise argparse.ArgumentTypeError(f"--noise is not valid JSON: {err}") from None
-    return {"type": text}
+    try:
+        return noise_params(text)
+    except InputError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 @Subcommand.register("noise")
@@ -46,8 +51,9 @@ class Noise(Subcommand):
         subparser.add_argument("output_file", help="where to write the challenge set")
         subparser.add_argument(
             "--noise", type=parse_noise,
-            help='noise source: a registered name (keyboard, misspelling, asr, back_translation, ...) '
-                 'or a JSON config such as \'{"type": "asr", "synthesizer": {"type": "flite", "voice": "slt"}}\'',
+            help='noise source: a preset (asr-fast-3voices, noiseqa-mix, ...: `allennlp list-noise`), a registered '
+                 'type (keyboard, misspelling, asr, back_translation, ...) or a JSON config such as '
+                 '\'{"type": "asr", "synthesizer": {"type": "flite", "voice": "slt"}}\'',
         )
         subparser.add_argument("--type", dest="noise", type=parse_noise, help="alias of --noise NAME")
         subparser.add_argument("--seed", type=int, default=0)

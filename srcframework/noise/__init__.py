@@ -7,3 +7,4 @@ from srcframework.noise.blank import BlankQuestion
 from srcframework.noise.mix import NoiseMix
 from srcframework.noise.asr import AsrNoise
 from srcframework.noise.back_translation import BackTranslationNoise
+from srcframework.noise.preset import NoisePreset

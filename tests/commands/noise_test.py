@@ -105,3 +105,23 @@ def test_unwritable_output_is_one_error_before_any_work(tmp_path, output, messag
         run(noise_args(tmp_path / "no_input.json", tmp_path / output))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "a_folder"]
     assert list((tmp_path / "a_folder").iterdir()) == []
+
+
+def test_noise_preset_by_name_through_the_command_line(tmp_path, monkeypatch, capsys):
+    from allennlp.commands import main
+
+    from srcframework.noise.preset import preset_config
+
+    assert parse_noise("asr-fast-3voices") == preset_config("asr-fast-3voices")
+    assert parse_noise("back-translation")["forward"] == {"type": "apertium", "pair": "eng-spa"}
+    out = tmp_path / "keyboard.json"
+    monkeypatch.setattr(sys, "argv", ["allennlp", "noise", str(FIXTURES / "squad_tiny.json"), str(out),
+                                      "--noise", "keyboard", "--no-progress"])
+    main(prog="allennlp")
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["complete"]
+    assert json.load(open(out))["noise"]["config"] == {"type": "keyboard"}
+    assert json.load(open(out))["noise"]["resolved"] == {"type": "keyboard", "word_probability": 0.25}
+    monkeypatch.setattr(sys, "argv", ["allennlp", "noise", "in.json", "out.json", "--noise", "keybord"])
+    with pytest.raises(SystemExit):
+        main(prog="allennlp")
+    assert "no noise preset or noise source type 'keybord'; presets: asr-fast-3voices" in capsys.readouterr().err
