@@ -10,6 +10,7 @@ allennlp_outputs.install()
 from srcframework.commands.accent_report import AccentReport  # noqa: E402
 from srcframework.commands.cascade import Cascade  # noqa: E402
 from srcframework.commands.compare import Compare  # noqa: E402
+from srcframework.commands.list_noise import ListNoise  # noqa: E402
 from srcframework.commands.list_plugins import ListPlugins  # noqa: E402
 from srcframework.commands.noise import Noise  # noqa: E402
 from srcframework.commands.noise_stats import NoiseStats  # noqa: E402
