@@ -28,11 +28,9 @@ LAYERS = {
     "config_defaults": 0,
 }
 
-# modules placed apart from their package: the `NoiseSource` base class is what a reader receives
-# (like a tokenizer), and it stays at the import path that plugins use
-MODULE_LAYERS = {
-    "noise.noise_source": 1,
-}
+# modules placed apart from their package's layer (none at present: the `NoiseSource` base class
+# that a reader receives lives in data/, and noise/noise_source.py re-exports it for plugins)
+MODULE_LAYERS: dict = {}
 
 # `srcframework/__init__.py` imports every subpackage so that registration happens on import
 EXEMPT = {"__init__"}

@@ -6,7 +6,7 @@ import pytest
 from allennlp.common import Params, Registrable
 
 from srcframework.noise.natural import NaturalNoise
-from srcframework.noise.noise_source import NoiseSource, absolute_path, question_rng
+from srcframework.data.noise_source import NoiseSource, absolute_path, question_rng
 
 
 class SwapCase(NoiseSource):

@@ -152,7 +152,7 @@ def test_class_of_the_wrong_base(site):
     with pytest.raises(TypeError) as error:
         load_plugins()
     assert isinstance(error.value, PluginTypeError)
-    assert "fake_wrong.Echo is not a subclass of srcframework.noise.noise_source.NoiseSource" in str(error.value)
+    assert "fake_wrong.Echo is not a subclass of srcframework.data.noise_source.NoiseSource" in str(error.value)
     assert "fake-wrong 0.1" in str(error.value)
     assert "fake_wrong" not in Registrable._registry[NoiseSource]
 

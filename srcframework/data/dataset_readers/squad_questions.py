@@ -14,7 +14,7 @@ from srcframework.data.article_split import article_key, check_split_options, he
 from srcframework.data.errors import DatasetError
 from srcframework.data.noise_schedule import NoiseSchedule, NoiseScheduleStep, epoch_seed
 from srcframework.data.squad_file import SquadQuestion, iter_questions, load_squad_json
-from srcframework.noise.noise_source import NoiseSource, question_rng
+from srcframework.data.noise_source import NoiseSource, question_rng
 
 logger = logging.getLogger(__name__)
 
