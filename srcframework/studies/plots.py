@@ -155,7 +155,9 @@ def robustness_drop(results: dict) -> bytes:
 
 
 def _error_bars(values: List[float], lows: List[float], highs: List[float]) -> List[List[float]]:
-    return [[v - low for v, low in zip(values, lows)], [high - v for v, high in zip(values, highs)]]
+    """Error bar lengths below and above each value; a percentile interval that leaves out its
+    value (a skewed resampling distribution, few contexts) is drawn up to the value, not past it."""
+    return [[max(0.0, v - low) for v, low in zip(values, lows)], [max(0.0, high - v) for v, high in zip(values, highs)]]
 
 
 def f1_intervals(results: dict) -> bytes:

@@ -76,3 +76,10 @@ def test_twenty_models_get_twenty_colours():
     colours = _colours({"models": [{"name": f"m{i}"} for i in range(21)]})
     assert len(set(colours[f"m{i}"] for i in range(20))) == 20
     assert colours["m20"] == colours["m0"]
+
+
+def test_an_interval_that_leaves_out_its_value_is_drawn_up_to_the_value():
+    from srcframework.studies.plots import _error_bars
+
+    assert _error_bars([50.0, 60.0], [40.0, 61.0], [55.0, 70.0]) == [[10.0, 0.0], [5.0, 10.0]]
+    assert _error_bars([50.0], [45.0], [48.0]) == [[5.0], [0.0]]
