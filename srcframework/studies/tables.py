@@ -292,7 +292,8 @@ def flips_table(results: dict) -> Table:
     ]
     header = ["Model", "Test set", "Clean set", "Questions", "Right → wrong", "Wrong → right"]
     notes = ["Right: exact match 1 (EM = 1); wrong: EM = 0. Questions paired by id with the clean set; "
-             "right → wrong: right on the clean set and wrong on this one."]
+             "right → wrong: right on the clean set and wrong on this one (of a model's first archive where it has "
+             "several)."]
     return Table("flips", "Flips between the clean and the noisy set", header, rows, 3, None, notes)
 
 
@@ -414,7 +415,8 @@ def results_csv(results: dict) -> str:
     """One row per pair (`group_key` = `all`) and per pair and group: country, gender, speaker,
     question_type, length, wer_bucket; and a `versus` row per two models on a set (`model` the
     second, `group` the first, the drops the first's score minus the second's). The question
-    CER/WER/BLEU columns are the test set's (a group row: that group's WER)."""
+    CER/WER/BLEU columns are the test set's (a group row: that group's WER); `*_p` is a test's
+    uncorrected p and `*_p_holm` its Holm-corrected one."""
     noise = {s["name"]: s.get("question_noise") or {} for s in results["test_sets"]}
     pairs = _pair_index(results)
     out = io.StringIO()
