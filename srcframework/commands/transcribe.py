@@ -29,6 +29,11 @@ def format_summary(summary: dict) -> str:
         f"{summary['no_audio']} questions without audio left out; {summary['empty_transcripts']} empty transcripts "
         "(kept in the output's transcription.empty_transcripts, counted in the WER)",
     ]
+    if summary.get("changed_audio"):
+        lines.append(
+            f"{summary['changed_audio']} recordings are not those an earlier run transcribed into this output "
+            "(another folder, or replaced): transcribed again"
+        )
     if summary.get("skipped"):
         skipped = ", ".join(f"{n} {reason}" for reason, n in summary["skipped"].items())
         lines.append(f"left out by the folder's join rules: {skipped}")
@@ -59,7 +64,7 @@ def add_transcription_arguments(subparser: argparse.ArgumentParser) -> None:
     subparser.add_argument("--batch-size", type=int, default=8, help="recordings per recognizer call")
     subparser.add_argument(
         "--skip-invalid", action="store_true",
-        help="leave out recordings that are missing, empty, unreadable or hold NaN/inf samples, and rows the "
+        help="leave out recordings that are missing, empty, unreadable, silent or hold NaN/inf samples, and rows the "
              "folder's join rules refuse (counted and listed) instead of stopping at the first",
     )
     subparser.add_argument("--no-progress", action="store_true")
@@ -80,9 +85,10 @@ class Transcribe(Subcommand):
             "speakers.tsv) with a speech recognizer into a SQuAD-format file whose questions are the "
             "transcripts; each keeps original_question, fid, speaker, country and gender. Prints the "
             "WER overall, per country, gender and speaker and writes it to OUT_JSON.wer.json. "
-            "A killed run resumes where it stopped when run again with the same arguments. A bad "
-            "recording (missing, empty, unreadable, NaN or infinite samples) stops the run naming the "
-            "file, keeping the journal of what was done, unless --skip-invalid is given."
+            "A killed run resumes where it stopped when run again with the same arguments; a transcript is "
+            "reused only while its recording's sha256 is the same. A bad recording (missing, empty, "
+            "unreadable, silent, NaN or infinite samples) stops the run naming the file, keeping the "
+            "journal of what was done, unless --skip-invalid is given."
         )
         subparser = parser.add_parser(self.name, description=description, help="transcribe spoken questions")
         subparser.add_argument("src_dir", help="SQuAD-SRC-layout folder")

@@ -75,16 +75,36 @@ def read_wav(path: str, allow_empty: bool = False):
     return numpy.ascontiguousarray(samples.mean(axis=1), dtype=numpy.float32), int(rate)
 
 
-def read_valid_wav(path: str):
+SILENCE_PEAK = 1e-4  # -80 dBFS: three steps of 16-bit audio
+
+
+def silence(waveform: numpy.ndarray) -> str:
+    """Why `waveform` is silent ("all 16000 samples are zero", "no sample reaches -80 dBFS (peak
+    3.1e-05)"), or "" when some sample is louder than `SILENCE_PEAK`."""
+    peak = float(numpy.max(numpy.abs(waveform))) if waveform.size else 0.0
+    if peak == 0.0:
+        return f"all {waveform.size} samples are zero"
+    if peak < SILENCE_PEAK:
+        return f"no sample reaches -80 dBFS (peak {peak:.2g})"
+    return ""
+
+
+def read_valid_wav(path: str, refuse_silent: bool = False):
     """
     `read_wav(path)` that also refuses NaN or infinite samples: the checks the `waveform` audio
-    indexer makes before a recording reaches a model. Every problem (missing, empty, unreadable,
-    sample-less, non-finite) raises `FileNotFoundError` or `ValueError` naming the file.
+    indexer makes before a recording reaches a model. With `refuse_silent`, a recording that is
+    silent (`silence`: all zero, or no sample reaching -80 dBFS) is refused too, as `transcribe`
+    does: a recognizer would make up a word for it. Every problem (missing, empty, unreadable,
+    sample-less, non-finite, silent) raises `FileNotFoundError` or `ValueError` naming the file.
     """
     waveform, rate = read_wav(path)
     bad = int(numpy.count_nonzero(~numpy.isfinite(waveform)))
     if bad:
         raise ValueError(f"audio file holds {bad} NaN or infinite samples: {os.fspath(path)}")
+    if refuse_silent:
+        why = silence(waveform)
+        if why:
+            raise ValueError(f"audio file is silent ({why}): {os.fspath(path)}")
     return waveform, rate
 
 

@@ -1,4 +1,4 @@
-"""Atomic file writes and file hashes.
+"""Atomic file writes, file hashes and the fingerprints of the files a config names.
 
 A reader of an atomic write sees either the old file or the complete new one, never a part.
 
@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import tempfile
-from typing import IO, Iterable, Iterator
+from typing import IO, Any, Dict, Iterable, Iterator
 
 
 @contextlib.contextmanager
@@ -81,3 +81,34 @@ def file_sha256(path: str) -> str:
 def text_sha256(text: str) -> str:
     """The sha256 hex digest of a string's UTF-8 bytes."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def path_fingerprint(path: str) -> str:
+    """The sha256 of a file's bytes; for a folder (a model folder can hold gigabytes), the sha256
+    of its files' relative paths, sizes and modification times, prefixed with `dir:`."""
+    if not os.path.isdir(path):
+        return file_sha256(path)
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for name in sorted(files):
+            full = os.path.join(root, name)
+            stat = os.stat(full)
+            digest.update(f"{os.path.relpath(full, path)}\t{stat.st_size}\t{stat.st_mtime_ns}\n".encode("utf-8"))
+    return "dir:" + digest.hexdigest()
+
+
+def named_files(params: Any) -> Dict[str, str]:
+    """`{path: path_fingerprint(path)}` of every string in a params tree (dicts, lists) that names an
+    existing file or folder: what a job's key needs besides the params themselves, so that a noise
+    list or a model folder changed in place makes another job."""
+    found: Dict[str, str] = {}
+    if isinstance(params, dict):
+        for value in params.values():
+            found.update(named_files(value))
+    elif isinstance(params, (list, tuple)):
+        for value in params:
+            found.update(named_files(value))
+    elif isinstance(params, str) and params and "\n" not in params and os.path.exists(params):
+        found[params] = path_fingerprint(params)
+    return dict(sorted(found.items()))

@@ -14,6 +14,8 @@ import logging
 import os
 from typing import Dict, Iterable, List
 
+from srcframework.common.errors import InputError
+
 logger = logging.getLogger(__name__)
 
 
@@ -24,7 +26,8 @@ def read_journal(path: str, key: str, other_job: str) -> List[dict]:
 
     path : `str`
     key : `str`
-        The key of the job being resumed; a journal with another key is an error.
+        The key of the job being resumed; a journal with another key is an `InputError` (a
+        `ValueError` that the command line prints as one line).
     other_job : `str`
         What a different key means, for the error message ("another recognizer, split or ...").
     """
@@ -41,7 +44,7 @@ def read_journal(path: str, key: str, other_job: str) -> List[dict]:
     except json.JSONDecodeError:
         header = None
     if not isinstance(header, dict) or header.get("key") != key:
-        raise ValueError(f"{path} belongs to {other_job}; delete it (or choose another output path) to start afresh")
+        raise InputError(f"{path} belongs to {other_job}; delete it (or choose another output path) to start afresh")
     rows = []
     for number, line in enumerate(lines[1:], start=2):
         if not line:
@@ -49,7 +52,7 @@ def read_journal(path: str, key: str, other_job: str) -> List[dict]:
         try:
             rows.append(json.loads(line))
         except json.JSONDecodeError:
-            raise ValueError(f"{path}, line {number}: not a JSON row; delete the journal to start afresh") from None
+            raise InputError(f"{path}, line {number}: not a JSON row; delete the journal to start afresh") from None
     return rows
 
 

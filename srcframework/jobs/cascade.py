@@ -27,11 +27,12 @@ from allennlp.models.archival import load_archive
 from more_itertools import chunked
 from tqdm import tqdm
 
+from srcframework.common.errors import InputError
 from srcframework.common.files import write_json_atomic, write_lines_atomic
 from srcframework.common.paths import check_output_path
 from srcframework.data.errors import DatasetError
 from srcframework.data.squad_src_layout import SquadSrcFolder
-from srcframework.jobs.transcription import TranscriptionSettings, transcribe
+from srcframework.jobs.transcription import TranscriptionSettings, audio_sha256, spoken_questions, transcribe
 from srcframework.metrics.records import GROUP_KEYS, prediction_record
 from srcframework.reports.accent import accent_report, write_accent_report
 
@@ -72,11 +73,13 @@ def transcript_questions(path: str) -> Tuple[List[dict], dict]:
 
 def reuse_transcripts(path: str, folder: SquadSrcFolder) -> dict:
     """The transcription summary of an existing `transcribe` output of `folder`; a file made
-    from another folder is an error."""
+    from another folder, or from recordings that have changed since (their sha256 is not the one
+    the file records), is an error."""
     questions, meta = transcript_questions(path)
     source = meta.get("source")
     if source is not None and os.path.realpath(source) != os.path.realpath(folder.folder):
         raise DatasetError(path, f"these are transcripts of {source}, not of {os.path.abspath(folder.folder)}")
+    check_recordings(path, meta, questions, folder)
     empty = len(meta.get("empty_transcripts", []))
     return {
         "transcripts_file": os.path.abspath(path),
@@ -86,6 +89,27 @@ def reuse_transcripts(path: str, folder: SquadSrcFolder) -> dict:
         "empty_transcripts": empty,
         "invalid_audio": len(meta.get("invalid_audio", [])),
     }
+
+
+def check_recordings(path: str, meta: dict, questions: List[dict], folder: SquadSrcFolder) -> None:
+    """A `DatasetError` naming the transcript file and the recording when a question's recording
+    in `folder` is missing or is not the one transcribed (another sha256). A file that records no
+    hashes (written before they were recorded) cannot be checked: a warning says so."""
+    hashes = meta.get("audio_sha256")
+    if not isinstance(hashes, dict):
+        logger.warning("%s records no sha256 of its recordings: cannot check that they are those of %s",
+                       path, folder.folder)
+        return
+    recordings = {spoken.fid: spoken.audio for spoken in spoken_questions(folder, skip_invalid=True).questions}
+    for qa in questions:
+        recording = recordings.get(qa["fid"])
+        if recording is None:
+            raise DatasetError(path, f"{folder.folder} has no recording {qa['fid']} of the question", qa["id"])
+        if audio_sha256(recording) != hashes.get(qa["fid"]):
+            raise DatasetError(
+                path, f"{recording} is not the recording that was transcribed (its sha256 differs); "
+                      "transcribe the folder again", qa["id"],
+            )
 
 
 def answer_file(
@@ -102,7 +126,7 @@ def answer_file(
     for batch in chunked(instances, batch_size):
         for output in model.forward_on_instances(batch):
             if "id" not in output or "best_span_str" not in output:
-                raise ValueError(
+                raise InputError(
                     f"{archive_path}: the model's outputs lack id or best_span_str (keys {sorted(output)}); "
                     "the cascade needs an extractive QA model such as span_qa"
                 )

@@ -13,7 +13,13 @@ assembles `OUTPUT`.
 
 The file records its noise under `"noise"`: `config` (the params it was asked for, which the key
 is made from), `resolved` (the source's own `describe()`: defaults filled in, local paths
-absolute), `seed`, `input` (the input file's name) and `key`.
+absolute), `seed`, `input` (the input file's name), `input_path` and `input_sha256`, `files` (the
+fingerprints of the files and folders the config names, e.g. a misspelling list or a natural-noise
+set) and `key`.
+
+The key (`config_key`) covers the noise config, the seed, the input file's sha256 and the
+fingerprints of the files the config names, so a journal left by a run on another input, or with
+a noise file that has changed since, is refused rather than mixed into the output.
 """
 import copy
 import glob
@@ -26,7 +32,7 @@ from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
 from tqdm import tqdm
 
-from srcframework.common.files import file_sha256, text_sha256, write_json_atomic
+from srcframework.common.files import file_sha256, named_files, text_sha256, write_json_atomic
 from srcframework.common.journal import JournalWriter, read_journal
 from srcframework.common.worker_pool import worker_results
 from srcframework.data.errors import DatasetError
@@ -37,8 +43,14 @@ logger = logging.getLogger(__name__)
 
 
 def config_key(noise_params: dict, seed: int, input_sha256: str) -> str:
-    text = json.dumps({"noise": noise_params, "seed": seed, "input": input_sha256}, sort_keys=True)
-    return text_sha256(text)[:16]
+    """The key of a challenge set: its noise params, seed and input file's sha256, and the
+    fingerprints of the files and folders the params name (`named_files`; left out when there are
+    none, so the keys of sets whose noise names no file are those they always were)."""
+    payload = {"noise": noise_params, "seed": seed, "input": input_sha256}
+    files = named_files(noise_params)
+    if files:
+        payload["noise_files"] = files
+    return text_sha256(json.dumps(payload, sort_keys=True))[:16]
 
 
 def resolved_config(source: NoiseSource) -> dict:
@@ -144,7 +156,8 @@ def make_challenge_set(
     # built here too, so that a bad config fails before any work
     resolved = resolved_config(NoiseSource.from_params(Params(copy.deepcopy(noise_params))))
     dataset = load_squad_json(input_path)
-    key = config_key(noise_params, seed, file_sha256(input_path))
+    input_sha256 = file_sha256(input_path)
+    key = config_key(noise_params, seed, input_sha256)
     questions = collect_questions(dataset)
     ids = [qid for qid, _ in questions]
     if len(set(ids)) != len(ids):
@@ -169,7 +182,9 @@ def make_challenge_set(
         finally:
             bar.close()
     meta = {
-        "config": noise_params, "resolved": resolved, "seed": seed, "input": os.path.basename(input_path), "key": key
+        "config": noise_params, "resolved": resolved, "seed": seed, "input": os.path.basename(input_path),
+        "input_path": os.path.abspath(input_path), "input_sha256": input_sha256, "files": named_files(noise_params),
+        "key": key,
     }
     if count > 1:
         shard_ids = {qid for qid, _ in mine}

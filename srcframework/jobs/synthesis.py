@@ -9,8 +9,9 @@ The text read is each question's `question` field. Waveforms are written as 16 k
 
 The job is resumable: each WAV is written atomically, and a rerun skips every WAV that exists and
 is readable, so a killed run loses nothing and redoes nothing. `synthesis_<split>.json` records the
-configuration first (a rerun with another configuration into the same folder is refused) and the
-summary at the end; `fid2qid_<split>.csv`, `speakers.tsv` and `squad.json` (the input restricted to
+configuration first (a rerun with another configuration into the same folder is refused, and so is
+a folder whose `wavs/` holds recordings under this run's names without that file: nothing says what
+they were made from) and the summary at the end; `fid2qid_<split>.csv`, `speakers.tsv` and `squad.json` (the input restricted to
 the synthesised questions) are written atomically once every WAV exists, so a folder with its
 fid2qid file is complete. Several splits can share a folder (and its speaker table): where
 `squad.json` already holds another split's questions, the copy goes to `squad_<split>.json`, the
@@ -31,6 +32,7 @@ import soundfile
 from tqdm import tqdm
 
 from srcframework.common.audio import resample, write_wav_atomic
+from srcframework.common.errors import InputError
 from srcframework.common.files import text_sha256, write_json_atomic
 from srcframework.common.worker_pool import worker_results
 from srcframework.data.squad_file import iter_questions, load_squad_json
@@ -124,7 +126,7 @@ def _synthesize(job: Tuple[str, str, str, str]) -> Tuple[str, str, float, float]
 
 def _check_split(split: str) -> None:
     if not re.fullmatch(r"[A-Za-z]+", split or ""):
-        raise ValueError(f"split must be letters only (it starts every file id, e.g. DEV000001), got {split!r}")
+        raise InputError(f"split must be letters only (it starts every file id, e.g. DEV000001), got {split!r}")
 
 
 def _merge_speakers(path: str, voices: Sequence[Voice]) -> List[Speaker]:
@@ -135,7 +137,7 @@ def _merge_speakers(path: str, voices: Sequence[Voice]) -> List[Speaker]:
         new = Speaker(voice.speaker, voice.country, voice.gender, voice.name)
         old = table.get(voice.speaker)
         if old is not None and old != new:
-            raise ValueError(f"{path} already describes {voice.speaker} as {old}, not as {new}; use another folder")
+            raise InputError(f"{path} already describes {voice.speaker} as {old}, not as {new}; use another folder")
         table[voice.speaker] = new
     return [table[name] for name in sorted(table)]
 
@@ -160,9 +162,9 @@ def synthesize_questions(
     _check_split(split)
     voices = parse_voices(voices if voices is not None else "flite:kal16,flite:awb,flite:rms,flite:slt")
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+        raise InputError(f"workers must be at least 1, got {workers}")
     if limit is not None and limit < 1:
-        raise ValueError(f"limit must be at least 1, got {limit}")
+        raise InputError(f"limit must be at least 1, got {limit}")
     started = time.perf_counter()
     for voice in voices:  # fail early: missing programs, voices this flite or espeak-ng lacks
         _WORKER_SYNTHESIZERS.setdefault(voice.name, voice.build())
@@ -171,7 +173,7 @@ def synthesize_questions(
     ids = [q.qid for q in questions]
     if len(set(ids)) != len(ids):
         duplicated = sorted(qid for qid, n in Counter(ids).items() if n > 1)[:5]
-        raise ValueError(f"{squad_path}: question ids are not unique (e.g. {duplicated})")
+        raise InputError(f"{squad_path}: question ids are not unique (e.g. {duplicated})")
     questions = questions[:limit] if limit is not None else questions
     speakers = assign_speakers(len(questions), voices, seed)
     plan = [(f"{split.upper()}{n:06d}", q, v) for n, (q, v) in enumerate(zip(questions, speakers), 1)]
@@ -187,19 +189,27 @@ def synthesize_questions(
         "questions": text_sha256(json.dumps([(q.qid, q.question) for q in questions])),
     }
     manifest_path = os.path.join(out_dir, manifest_name(split))
+    paths = {fid: os.path.join(folder.audio_folder, wav_name(fid, v.speaker)) for fid, _, v in plan}
     if os.path.exists(manifest_path):
         with open(manifest_path, encoding="utf-8") as handle:
             previous = json.load(handle).get("config")
         if previous != config:
-            raise ValueError(
+            raise InputError(
                 f"{out_dir} holds a {split} synthesis with another configuration ({manifest_path}: {previous}); "
                 "use another folder or delete that one"
+            )
+    else:
+        foreign = sorted(path for path in paths.values() if os.path.exists(path))
+        if foreign:
+            raise InputError(
+                f"{folder.audio_folder} already holds {len(foreign)} of the recordings this synthesis would make "
+                f"(e.g. {os.path.basename(foreign[0])}) but no {manifest_name(split)} says what they were made "
+                "from; use another folder or delete them"
             )
     write_json_atomic(manifest_path, {"config": config, "complete": False})
     for leftover in glob.glob(os.path.join(glob.escape(folder.audio_folder), ".*.wav.tmp")):
         os.remove(leftover)
 
-    paths = {fid: os.path.join(folder.audio_folder, wav_name(fid, v.speaker)) for fid, _, v in plan}
     todo = [(fid, v.name, q.question, paths[fid]) for fid, q, v in plan if not wav_is_done(paths[fid])]
     made_seconds, no_speech = 0.0, set()
     bar = tqdm(total=len(plan), initial=len(plan) - len(todo), desc="synthesizing", unit="q", disable=not progress)

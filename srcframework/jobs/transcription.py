@@ -16,7 +16,19 @@ the WER).
 The work is journaled like `srcframework.jobs.challenge_set`: each finished batch of
 `(fid, transcript)` is appended to `OUTPUT.journal.jsonl` and fsynced, a rerun transcribes only
 what the journal lacks, the output is written atomically and the journal removed at the end. An
-output already written for the same recognizer, split and recordings is reused as it is.
+output already written for the same recognizer, split and recordings is reused.
+
+What a transcript was made from is recorded and checked: the job's key covers the recognizer
+config, the fingerprints of the files and folders it names (a model folder), the split and the
+recordings' names; each journal row and the output (`transcription.audio_sha256`) hold the sha256
+of every recording transcribed. A rerun reuses a transcript only when its recording's sha256 is
+still the same, so another folder with the same file ids, or a recording replaced in place, is
+transcribed again (and counted as such); the output names the folder it was made from
+(`transcription.source`).
+
+A recording that is missing, empty, unreadable, holds NaN or infinite samples, or is silent
+(`srcframework.common.audio.silence`: all zero, or no sample reaching -80 dBFS; a recognizer would
+make up a word for it) stops the run naming the file, or with `skip_invalid` is counted and listed.
 
 WER (`OUTPUT.wer.json`) is `srcframework.metrics.text_noise.wer`: corpus-level jiwer WER in %,
 after lowercasing, deleting punctuation (`Tesla's` -> `teslas`) and collapsing whitespace, over
@@ -36,7 +48,8 @@ from allennlp.common import Params
 from tqdm import tqdm
 
 from srcframework.common.audio import read_valid_wav
-from srcframework.common.files import text_sha256, write_json_atomic
+from srcframework.common.errors import InputError
+from srcframework.common.files import file_sha256, named_files, text_sha256, write_json_atomic
 from srcframework.common.journal import JournalWriter, read_journal
 from srcframework.common.paths import check_output_path
 from srcframework.common.worker_pool import worker_results
@@ -89,13 +102,13 @@ def parse_recognizer(text) -> dict:
         try:
             params = json.loads(text)
         except json.JSONDecodeError as err:
-            raise ValueError(f"the recognizer config is not valid JSON: {err}") from None
+            raise InputError(f"the recognizer config is not valid JSON: {err}") from None
     else:
         params = {"type": text}
     if "type" not in params:
-        raise ValueError(f'the recognizer config needs a "type" (one of {SpeechRecognizer.list_available()})')
+        raise InputError(f'the recognizer config needs a "type" (one of {SpeechRecognizer.list_available()})')
     if params["type"] not in SpeechRecognizer.list_available():
-        raise ValueError(f"unknown recognizer {params['type']!r}; registered: {SpeechRecognizer.list_available()}")
+        raise InputError(f"unknown recognizer {params['type']!r}; registered: {SpeechRecognizer.list_available()}")
     return params
 
 
@@ -106,9 +119,22 @@ def spoken_questions(folder: SquadSrcFolder, skip_invalid: bool = False) -> Squa
     return folder.join(skip_invalid=skip_invalid, partial=True, require_answers=False)
 
 
-def job_key(recognizer: dict, split: str, items: List[Tuple[str, str, str]]) -> str:
-    text = json.dumps({"recognizer": recognizer, "split": split, "items": items}, sort_keys=True)
-    return text_sha256(text)[:16]
+def job_key(recognizer: dict, split: str, items: List[Tuple[str, str, str]], files: Optional[dict] = None) -> str:
+    """The key of a transcription job: the recognizer config, the fingerprints of the `files` it
+    names (left out when there are none), the split and the `(fid, qid, file name)` items."""
+    payload = {"recognizer": recognizer, "split": split, "items": items}
+    if files:
+        payload["recognizer_files"] = files
+    return text_sha256(json.dumps(payload, sort_keys=True))[:16]
+
+
+def audio_sha256(path: str) -> Optional[str]:
+    """The sha256 of a recording's bytes; None when it cannot be read (reading it for the
+    recognizer then names the problem)."""
+    try:
+        return file_sha256(path)
+    except OSError:
+        return None
 
 
 _WORKER_RECOGNIZER: Optional[SpeechRecognizer] = None
@@ -134,7 +160,7 @@ def _recognizer(params: dict, module: str) -> SpeechRecognizer:
 def _transcribe_batch(job: Tuple[dict, str, List[Tuple[str, str]]]) -> List[dict]:
     """One row per `(fid, wav path)` of a batch, in batch order: `{fid, transcript, seconds}`, or
     `{fid, path, error}` for a recording that is missing, empty, unreadable or holds NaN or
-    infinite samples (`read_valid_wav`). Recordings of one sample rate go to the recognizer
+    infinite samples or is silent (`read_valid_wav`). Recordings of one sample rate go to the recognizer
     together. Bad recordings are returned, not raised, so that the caller can journal the good
     rows of the batch first."""
     params, module, batch = job
@@ -142,7 +168,7 @@ def _transcribe_batch(job: Tuple[dict, str, List[Tuple[str, str]]]) -> List[dict
     seconds, errors = {}, {}
     for fid, path in batch:
         try:
-            waveform, rate = read_valid_wav(path)
+            waveform, rate = read_valid_wav(path, refuse_silent=True)
         except (FileNotFoundError, ValueError) as error:
             errors[fid] = {"fid": fid, "path": path, "error": str(error)}
             continue
@@ -205,8 +231,9 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
     transcribed_now, reused (from the journal or an earlier output), no_audio (questions without
     a recording), not_in_squad (rows whose question the SQuAD file lacks), skipped (every row or
     file the join left out, by reason), ignored_files (files in `wavs/` that are not audio),
-    invalid_audio (recordings left out as missing, empty, unreadable or non-finite) and
-    invalid_files (`{fid, path, error}` of each), empty_transcripts, audio_seconds and
+    invalid_audio (recordings left out as missing, empty, unreadable, non-finite or silent) and
+    invalid_files (`{fid, path, error}` of each), changed_audio (transcripts of an earlier run not
+    reused because their recording changed), empty_transcripts, audio_seconds and
     asr_seconds (of the recordings transcribed now), real_time_factor (asr_seconds /
     audio_seconds), wer (overall, %).
 
@@ -219,10 +246,10 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
     params = parse_recognizer(settings.recognizer)
     check_output_path(output_path, "transcribe output file")
     if settings.workers < 1 or settings.batch_size < 1:
-        raise ValueError("workers and batch_size must be at least 1")
+        raise InputError("workers and batch_size must be at least 1")
     join = spoken_questions(folder, settings.skip_invalid)
     if not join.questions:
-        raise ValueError(
+        raise InputError(
             f"{folder.folder}: no recording of {join.fid2qid_file} is of a question of {join.squad_file} "
             f"({join.rows} rows, {join.recordings} recordings)"
         )
@@ -236,32 +263,49 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
                        no_audio, join.squad_file, folder.folder)
 
     items = sorted((s.fid, s.question.qid, os.path.basename(s.audio)) for s in join.questions)
-    key = job_key(params, join.split, items)
+    recognizer_files = named_files(params)
+    key = job_key(params, join.split, items, recognizer_files)
     journal_path = f"{output_path}.journal.jsonl"
-    done = _previous_output(output_path, key)
-    if done is None:
-        rows = read_journal(journal_path, key, "another recognizer, split or set of recordings")
-        done = {row["fid"]: (row["transcript"], row["seconds"]) for row in rows}
+    audio = {s.fid: audio_sha256(s.audio) for s in join.questions}
+    earlier = _previous_output(output_path, key)
+    if earlier is None:
+        earlier = read_journal(journal_path, key, "another recognizer, split or set of recordings")
+    done: Dict[str, Tuple[str, Optional[float]]] = {}
+    changed = set()
+    for row in earlier:
+        if row["fid"] not in audio:
+            continue
+        if row.get("sha256") is not None and row["sha256"] == audio[row["fid"]]:
+            done[row["fid"]] = (row["transcript"], row["seconds"])
+            changed.discard(row["fid"])
+        elif row["fid"] not in done:
+            changed.add(row["fid"])
+    if changed:
+        logger.warning("%d recordings are not those an earlier run transcribed into %s (another folder, or replaced); "
+                       "they are transcribed again", len(changed), output_path)
+    reused = len(done)
     todo = sorted((s.fid, s.audio) for s in join.questions if s.fid not in done)
     module = recognizer_module(params)
     batch_size, progress = settings.batch_size, settings.progress
     batches = [(params, module, todo[k : k + batch_size]) for k in range(0, len(todo), batch_size)]
     started = time.perf_counter()
     audio_now = 0.0
+    transcribed_now = 0
     invalid: List[dict] = []
     if batches:
-        header = {"key": key, "recognizer": params, "split": join.split}
+        header = {"key": key, "recognizer": params, "split": join.split, "source": os.path.abspath(folder.folder)}
         total = len(join.questions)
         bar = tqdm(total=total, initial=total - len(todo), desc="transcribing", unit="q", disable=not progress)
         pool = worker_results(_transcribe_batch, batches, settings.workers)
         with JournalWriter(journal_path, header) as journal, pool as results:
             try:
                 for result in results:
-                    good = [row for row in result if "error" not in row]
+                    good = [dict(row, sha256=audio[row["fid"]]) for row in result if "error" not in row]
                     journal.append(good)
                     for row in good:
                         done[row["fid"]] = (row["transcript"], row["seconds"])
                         audio_now += row["seconds"]
+                    transcribed_now += len(good)
                     bad = [row for row in result if "error" in row]
                     if bad and not settings.skip_invalid:
                         raise DatasetError(
@@ -280,7 +324,7 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
 
     invalid.sort(key=lambda row: row["fid"])
     if invalid:
-        logger.warning("%d recordings left out as missing, empty, unreadable or non-finite: %s",
+        logger.warning("%d recordings left out as missing, empty, unreadable, non-finite or silent: %s",
                        len(invalid), ", ".join(row["path"] for row in invalid))
     records = []
     for spoken in join.questions:
@@ -291,12 +335,14 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
                         "country": speaker.country, "gender": speaker.gender,
                         "reference": spoken.question.question, "transcript": done[spoken.fid][0]})
     if not records:
-        raise ValueError(
+        raise InputError(
             f"{folder.folder}: every one of the {len(invalid)} recordings to transcribe is invalid; none is left"
         )
     report = wer_report(records)
     meta = {"recognizer": params, "split": join.split, "source": os.path.abspath(folder.folder), "key": key,
-            "invalid_audio": invalid}
+            "invalid_audio": invalid, "audio_sha256": {r["fid"]: audio[r["fid"]] for r in records}}
+    if recognizer_files:
+        meta["recognizer_files"] = recognizer_files
     output, empty = transcript_dataset(join.dataset, {r["qid"]: r for r in records}, meta)
     write_json_atomic(output_path, output)
     write_json_atomic(f"{output_path}.wer.json", report)
@@ -304,14 +350,15 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
         os.remove(journal_path)
     return {
         "questions": len(records),
-        "transcribed_now": len(todo),
-        "reused": len(records) - len(todo),
+        "transcribed_now": transcribed_now,
+        "reused": reused,
         "no_audio": no_audio,
         "not_in_squad": join.skipped[UNKNOWN_QUESTION],
         "skipped": dict(join.skipped),
         "ignored_files": len(join.ignored_files),
         "invalid_audio": len(invalid),
         "invalid_files": invalid,
+        "changed_audio": len(changed),
         "empty_transcripts": empty,
         "audio_seconds": round(audio_now, 3),
         "asr_seconds": round(asr_seconds, 3),
@@ -320,8 +367,10 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
     }
 
 
-def _previous_output(output_path: str, key: str) -> Optional[Dict[str, Tuple[str, float]]]:
-    """The transcripts of an output this same job wrote before, or None."""
+def _previous_output(output_path: str, key: str) -> Optional[List[dict]]:
+    """The rows (`fid`, `transcript`, `seconds`, `sha256` of the recording) of an output this same
+    job (`key`) wrote before, or None. An output that records no recording hashes (an older one)
+    gives rows without `sha256`, which are not reused."""
     if not os.path.exists(output_path):
         return None
     try:
@@ -332,14 +381,11 @@ def _previous_output(output_path: str, key: str) -> Optional[Dict[str, Tuple[str
     meta = previous.get("transcription") if isinstance(previous, dict) else None
     if not isinstance(meta, dict) or meta.get("key") != key:
         return None
-    done = {}
-    for article in previous.get("data", []):
-        for paragraph in article["paragraphs"]:
-            for qa in paragraph["qas"]:
-                done[qa["fid"]] = (qa["question"], None)
-    for qa in meta.get("empty_transcripts", []):
-        done[qa["fid"]] = ("", None)
-    return done
+    hashes = meta.get("audio_sha256") if isinstance(meta.get("audio_sha256"), dict) else {}
+    qas = [qa for article in previous.get("data", []) for paragraph in article["paragraphs"] for qa in paragraph["qas"]]
+    qas += [dict(qa, question="") for qa in meta.get("empty_transcripts", [])]
+    return [{"fid": qa["fid"], "transcript": qa["question"], "seconds": None, "sha256": hashes.get(qa["fid"])}
+            for qa in qas]
 
 
 def transcript_dataset(dataset: dict, records: Dict[str, dict], meta: dict) -> Tuple[dict, int]:

@@ -151,3 +151,22 @@ def test_an_unwritable_output_folder_is_an_error_before_any_work(tmp_path):
         run(parse(str(tmp_path), str(tmp_path / "nothing.tar.gz"), str(tmp_path / "file" / "out"), "--no-progress"))
     with pytest.raises(ConfigurationError, match="cascade output folder /proc/cascade: cannot write in the folder /proc"):
         run(parse(str(tmp_path), str(tmp_path / "nothing.tar.gz"), "/proc/cascade", "--no-progress"))
+
+
+def test_transcripts_of_recordings_that_changed_since_are_an_error(tmp_path, tiny_archive, transcribed):
+    """The transcript file records the sha256 of each recording; `--transcripts` refuses a file
+    whose recordings are no longer those in the folder (same names, other audio)."""
+    import shutil
+
+    src, transcripts = transcribed
+    copy = tmp_path / "src"
+    shutil.copytree(src, copy)
+    dataset = json.load(open(transcripts))
+    dataset["transcription"]["source"] = str(copy)
+    moved = tmp_path / "moved.json"
+    moved.write_text(json.dumps(dataset))
+    wavs = sorted((copy / "wavs").iterdir())
+    wavs[0].write_bytes(wavs[1].read_bytes())  # the first file id now holds the second recording
+    with pytest.raises(ValueError, match=rf"moved\.json \(question id 'q1'\): .*{wavs[0].name} is not the "
+                                         "recording that was transcribed \\(its sha256 differs\\)"):
+        run(parse(str(copy), str(tiny_archive), str(tmp_path / "o"), "--transcripts", str(moved), "--no-progress"))

@@ -62,3 +62,26 @@ def test_a_missing_output_folder_is_an_error_before_any_work(tmp_path):
 
     with pytest.raises(ConfigurationError, match="transcribe output file .*/nowhere/t.json: the folder .* does not exist"):
         run(parse(str(tmp_path / "no_src"), str(tmp_path / "nowhere" / "t.json"), "--no-progress"))
+
+
+def test_a_second_folder_into_the_same_output_is_transcribed_not_reused(tmp_path, capsys):
+    """`transcribe A out.json` then `transcribe B out.json`, B with A's file ids and other audio:
+    B is transcribed, the summary says so, and the output names B."""
+    import shutil
+
+    first, second = tmp_path / "A", tmp_path / "B"
+    synthesize_questions(TINY, str(first), "flite:kal16,flite:awb", limit=2, progress=False)
+    shutil.copytree(first, second)
+    one, two = sorted((second / "wavs").iterdir())
+    audio = one.read_bytes()
+    one.write_bytes(two.read_bytes())
+    two.write_bytes(audio)
+    out = tmp_path / "out.json"
+    run(parse(str(first), str(out), "--no-progress"))
+    capsys.readouterr()
+    summary = run(parse(str(second), str(out), "--no-progress"))
+    printed = capsys.readouterr().out
+    assert "2 questions transcribed (2 now, 0 reused)" in printed
+    assert "2 recordings are not those an earlier run transcribed into this output" in printed
+    assert (summary["transcribed_now"], summary["reused"]) == (2, 0)
+    assert json.load(open(out))["transcription"]["source"] == str(second)

@@ -127,3 +127,13 @@ def test_read_valid_wav_refuses_nan_and_infinite_samples(tmp_path):
     soundfile.write(str(path), samples, 16000, subtype="FLOAT")
     waveform, rate = read_valid_wav(str(path))
     assert rate == 16000 and waveform[10] == 0.25
+
+
+def test_silence_names_all_zero_and_too_faint_audio():
+    import numpy
+
+    from srcframework.common.audio import silence
+
+    assert silence(numpy.zeros(10, dtype=numpy.float32)) == "all 10 samples are zero"
+    assert silence(numpy.full(10, 3e-5, dtype=numpy.float32)).startswith("no sample reaches -80 dBFS")
+    assert silence(numpy.full(10, 0.001, dtype=numpy.float32)) == ""

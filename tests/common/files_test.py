@@ -45,3 +45,17 @@ def test_file_sha256_hashes_the_bytes_and_text_sha256_the_utf8(tmp_path):
     assert file_sha256(str(tmp_path / "a.bin")) == hashlib.sha256(payload).hexdigest()
     assert text_sha256("é\n" * 300000) == hashlib.sha256(payload).hexdigest()
     assert os.listdir(tmp_path) == ["a.bin"]
+
+
+def test_named_files_fingerprints_the_files_and_folders_a_config_names(tmp_path, monkeypatch):
+    from srcframework.common.files import file_sha256, named_files
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "list.txt").write_text("a->b\n")
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "weights.bin").write_bytes(b"0")
+    found = named_files({"type": "x", "path": "list.txt", "inner": [{"model": "model"}], "voice": "kal16", "n": 3})
+    assert list(found) == ["list.txt", "model"]
+    assert found["list.txt"] == file_sha256("list.txt") and found["model"].startswith("dir:")
+    (tmp_path / "model" / "more.bin").write_bytes(b"1")
+    assert named_files({"m": "model"})["model"] != found["model"]

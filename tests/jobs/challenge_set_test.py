@@ -135,3 +135,33 @@ def test_journal_of_another_config_is_refused(tmp_path):
     (tmp_path / "x.json.journal-0-of-1.jsonl").write_text(json.dumps({"key": "other"}) + "\n")
     with pytest.raises(ValueError, match="another noise configuration"):
         make_challenge_set(str(FIXTURES / "squad_tiny.json"), str(out), {"type": "keyboard"}, progress=False)
+
+
+def test_a_noise_file_changed_since_a_journal_was_written_is_another_job(tmp_path, monkeypatch):
+    """The key covers the files the noise config names: shard 0 journaled with one misspelling list,
+    the list changed, shard 1's run refuses shard 0's journal instead of mixing the two lists."""
+    from srcframework.common.files import file_sha256
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "list.txt").write_text("teh->the\n", encoding="utf-8")
+    (tmp_path / "in.json").write_text(json.dumps(two_articles()))
+    config = {"type": "misspelling", "path": "list.txt"}
+    before = config_key(config, 0, file_sha256("in.json"))
+    make_challenge_set("in.json", "out.json", config, shard=(0, 2), progress=False)
+    assert (tmp_path / "out.json.journal-0-of-2.jsonl").exists()
+    (tmp_path / "list.txt").write_text("wen->when\n", encoding="utf-8")
+    assert config_key(config, 0, file_sha256("in.json")) != before
+    assert config_key({"type": "keyboard"}, 0, "x") == config_key({"type": "keyboard"}, 0, "x")
+    with pytest.raises(ConfigurationError, match="journal-0-of-2.jsonl belongs to another noise configuration"):
+        make_challenge_set("in.json", "out.json", config, shard=(1, 2), progress=False)
+    (tmp_path / "out.json.journal-0-of-2.jsonl").unlink()
+    make_challenge_set("in.json", "out.json", config, progress=False)
+    noise = json.loads((tmp_path / "out.json").read_text())["noise"]
+    assert noise["files"] == {"list.txt": file_sha256("list.txt")}
+    assert noise["input_path"] == str(tmp_path / "in.json") and noise["input_sha256"] == file_sha256("in.json")
+
+
+def test_keys_of_noise_that_names_no_file_are_unchanged():
+    """Adding the noise files to the key left the keys of other sets as they were (study caches
+    keyed on them stay valid)."""
+    assert config_key({"type": "keyboard"}, 0, "abc") == "f1fe462700168317"

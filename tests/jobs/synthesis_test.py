@@ -117,6 +117,21 @@ def test_another_configuration_into_the_same_folder_is_refused(tmp_path):
     assert (out / "squad.json").read_bytes() == dev_copy
 
 
+def test_recordings_without_a_manifest_are_not_taken_for_this_run(tmp_path):
+    """WAVs under this run's names in a folder with no synthesis_<split>.json (say another run's,
+    whose manifest was deleted) could hold anything: they are refused, not reused."""
+    from allennlp.common.checks import ConfigurationError
+
+    out = tmp_path / "src"
+    synthesize_questions(TINY, str(out), "flite:awb", limit=2, progress=False)
+    (out / "synthesis_dev.json").unlink()
+    before = {name: (out / "wavs" / name).read_bytes() for name in wavs(out)}
+    with pytest.raises(ConfigurationError, match=r"wavs already holds 2 of the recordings .*DEV000001_SPK103\.wav.*"
+                                                 r"no synthesis_dev\.json"):
+        synthesize_questions(TINY, str(out), "flite:awb", limit=2, progress=False)
+    assert {name: (out / "wavs" / name).read_bytes() for name in wavs(out)} == before
+
+
 def test_bad_arguments_are_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="unknown voice 'flite:bob'; known voices: flite:kal16"):
         synthesize_questions(TINY, str(tmp_path / "a"), "flite:bob", progress=False)

@@ -287,3 +287,107 @@ def test_an_unwritable_output_is_an_error_before_any_work(folder, tmp_path):
 
     with pytest.raises(ConfigurationError, match=r"transcribe output file .*: the folder .*missing does not exist"):
         transcribe_folder(str(folder), str(tmp_path / "missing" / "t.json"), squad_path=TINY, progress=False)
+
+
+def rotate_recordings(src):
+    """Gives each recording of a folder the audio of the next one: the same names, other audio."""
+    wavs = sorted((src / "wavs").iterdir())
+    audio = [wav.read_bytes() for wav in wavs]
+    for wav, payload in zip(wavs, audio[1:] + audio[:1]):
+        wav.write_bytes(payload)
+
+
+def test_another_folder_with_the_same_file_ids_is_transcribed_again(folder, wav2vec2_reference, tmp_path):
+    """`transcribe A out.json` then `transcribe B out.json`, B's recordings under A's names: B is
+    transcribed (not A's transcripts reused), and the output names B and holds B's transcripts."""
+    reference, params = wav2vec2_reference
+    other = tmp_path / "other"
+    shutil.copytree(folder, other)
+    rotate_recordings(other)
+    expected = tmp_path / "expected.json"
+    transcribe_folder(str(other), str(expected), params, squad_path=TINY, progress=False)
+    out = tmp_path / "t.json"
+    shutil.copy(reference, out)
+    summary = transcribe_folder(str(other), str(out), params, squad_path=TINY, progress=False)
+    assert (summary["transcribed_now"], summary["reused"], summary["changed_audio"]) == (4, 0, 4)
+    written = json.load(open(out))
+    assert written["transcription"]["source"] == str(other)
+    assert qas(out) == qas(expected) != qas(reference)
+    from srcframework.common.files import file_sha256
+
+    assert written["transcription"]["audio_sha256"] == {
+        wav.name.split("_")[0]: file_sha256(str(wav)) for wav in (other / "wavs").iterdir()
+    }
+    # the same folder again: everything reused
+    again = transcribe_folder(str(other), str(out), params, squad_path=TINY, progress=False)
+    assert (again["transcribed_now"], again["reused"], again["changed_audio"]) == (0, 4, 0)
+
+
+def test_a_journal_of_another_folder_is_not_reused(folder, wav2vec2_reference, tmp_path):
+    """A run on A stopped by a bad recording leaves a journal; a run on B (same file ids, other
+    audio) into the same output transcribes B's recordings instead of taking A's from the journal."""
+    reference, params = wav2vec2_reference
+    first = tmp_path / "first"
+    shutil.copytree(folder, first)
+    (first / "wavs" / "DEV000004_SPK103.wav").write_bytes(b"")
+    out = tmp_path / "t.json"
+    with pytest.raises(ValueError, match="DEV000004_SPK103.wav"):
+        transcribe_folder(str(first), str(out), params, squad_path=TINY, batch_size=1, progress=False)
+    assert len((tmp_path / "t.json.journal.jsonl").read_text().splitlines()) == 4  # header and 3 rows
+    other = tmp_path / "other"
+    shutil.copytree(folder, other)
+    rotate_recordings(other)
+    expected = tmp_path / "expected.json"
+    transcribe_folder(str(other), str(expected), params, squad_path=TINY, progress=False)
+    summary = transcribe_folder(str(other), str(out), params, squad_path=TINY, progress=False)
+    assert (summary["transcribed_now"], summary["reused"], summary["changed_audio"]) == (4, 0, 3)
+    assert qas(out) == qas(expected)
+
+
+def test_a_recognizer_model_changed_in_place_is_another_job(folder, wav2vec2_reference, tmp_path):
+    """The key covers the fingerprint of the folder the recognizer config names."""
+    reference, params = wav2vec2_reference
+    model = tmp_path / "model"
+    shutil.copytree(params["model_name_or_path"], model)
+    moved = dict(params, model_name_or_path=str(model))
+    out = tmp_path / "t.json"
+    transcribe_folder(str(folder), str(out), moved, squad_path=TINY, progress=False)
+    assert str(model) in json.load(open(out))["transcription"]["recognizer_files"]
+    (model / "notes.txt").write_text("retrained")
+    summary = transcribe_folder(str(folder), str(out), moved, squad_path=TINY, progress=False)
+    assert (summary["transcribed_now"], summary["reused"]) == (4, 0)
+
+
+def test_silent_audio_is_named_or_counted_under_skip_invalid(folder, wav2vec2_reference, tmp_path):
+    import soundfile
+
+    from srcframework.data.errors import DatasetError
+
+    reference, params = wav2vec2_reference
+    src = tmp_path / "src"
+    shutil.copytree(folder, src)
+    soundfile.write(str(src / "wavs" / "DEV000002_SPK103.wav"), numpy.zeros(16000, dtype=numpy.int16), 16000)
+    soundfile.write(str(src / "wavs" / "DEV000003_SPK101.wav"), numpy.full(8000, 2, dtype=numpy.int16), 16000)
+    out = tmp_path / "t.json"
+    with pytest.raises(DatasetError, match=r"DEV000002_SPK103\.wav.*silent \(all 16000 samples are zero\)"):
+        transcribe_folder(str(src), str(out), params, squad_path=TINY, batch_size=1, progress=False)
+    summary = transcribe_folder(str(src), str(out), params, squad_path=TINY, skip_invalid=True, progress=False)
+    listed = {row["fid"]: row["error"] for row in summary["invalid_files"]}
+    assert sorted(listed) == ["DEV000002", "DEV000003"]
+    assert "all 16000 samples are zero" in listed["DEV000002"]
+    assert "no sample reaches -80 dBFS" in listed["DEV000003"]
+    assert set(qas(out)) == {"q1", "q4"}
+
+
+def test_skip_invalid_counts_add_up(spoiled, wav2vec2_reference, tmp_path):
+    """questions = transcribed now + reused, the three bad recordings of four in neither, in a
+    fresh run and in a rerun that reuses the output."""
+    reference, params = wav2vec2_reference
+    out = tmp_path / "t.json"
+    counts = ("questions", "transcribed_now", "reused", "invalid_audio")
+    summary = transcribe_folder(str(spoiled), str(out), params, squad_path=TINY, batch_size=2,
+                                skip_invalid=True, progress=False)
+    assert tuple(summary[key] for key in counts) == (1, 1, 0, 3)
+    again = transcribe_folder(str(spoiled), str(out), params, squad_path=TINY, batch_size=2,
+                              skip_invalid=True, progress=False)
+    assert tuple(again[key] for key in counts) == (1, 0, 1, 3)
