@@ -104,7 +104,8 @@ def predict_lines(path, keys: Sequence[str], expected: str, text: Optional[str] 
     """
     `(line number, object)` of each non-blank line of JSON-lines predictions (`allennlp predict`
     output). A line that is not a JSON object, or lacks one of `keys`, is a `DatasetError` naming
-    the file and line; so is a file without a line.
+    the file and line; so is a file without a line, and a file that is one JSON list of rows (the
+    error says which shape was expected).
 
     # Parameters
 
@@ -117,6 +118,17 @@ def predict_lines(path, keys: Sequence[str], expected: str, text: Optional[str] 
         The file's text, where the caller has read it already.
     """
     text = read_predictions_text(path) if text is None else text
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None  # JSON lines (or no JSON): read line by line below
+    if isinstance(whole, list):
+        kinds = sorted({type(item).__name__ for item in whole})
+        raise DatasetError(
+            path,
+            f"the file is one JSON list (of {len(whole)} {'/'.join(kinds) or 'no'} items), not JSON lines; expected "
+            f"{expected}: one JSON object a line, as `allennlp predict` writes (`jq -c '.[]' FILE` converts a list)",
+        )
     rows = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():

@@ -105,3 +105,16 @@ def test_official_files_and_predict_lines_are_told_apart_by_content(tmp_path):
         load_predictions(path)
     with pytest.raises(DatasetError, match="cannot read predictions"):
         load_predictions(tmp_path)
+
+
+@pytest.mark.parametrize("indent", [None, 1], ids=["one line", "pretty-printed"])
+def test_a_json_list_of_prediction_rows_says_which_shape_was_expected(tmp_path, indent):
+    rows = [{"id": "q1", "best_span_str": "a", "answers": ["a"]}, {"id": "q2", "best_span_str": "b", "answers": ["b"]}]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(rows, indent=indent))
+    shape = r"the file is one JSON list \(of 2 dict items\), not JSON lines; expected "
+    with pytest.raises(DatasetError, match=shape + r"an official \{qid: answer\} file or `allennlp predict` output: "
+                                                   r"one JSON object a line"):
+        load_predictions(path)
+    with pytest.raises(DatasetError, match=shape + "`span_qa` predict output: one JSON object a line"):
+        records_from_predictions(path)
