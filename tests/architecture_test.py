@@ -18,6 +18,7 @@ LAYERS = {
     "models": 3,
     "training": 3,
     "predictors": 3,
+    "pretrained": 3,  # model cards → archives and predictors
     "modules": 2,
     "noise": 2,
     "data": 1,

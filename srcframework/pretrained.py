@@ -1,0 +1,259 @@
+"""
+The models that the recipes make, by card id: `load_predictor("bidaf-robust")`.
+
+Each model has a card, `modelcards/ID.json`: AllenNLP's `ModelCard` as JSON (what the model is,
+its intended use, training data, metrics and caveats), whose `model_usage` says, beside
+AllenNLP's `archive_file` (here the URL of a hosted copy, when there is one) and
+`training_config` (a path in this repository), what makes the archive here: the `recipe`, the
+`command`, the `output` path it writes, the `declared_checkpoint`, the `time_here` it takes, and
+the `results` file its metrics are filled from (`allennlp models metrics ID`).
+
+An archive is found, in order:
+
+1. in the models folder, as `ID.tar.gz`: `$SRCFRAMEWORK_MODELS`, by default
+   `~/.cache/srcframework/models` (`$XDG_CACHE_HOME/srcframework/models` where that is set). The
+   recipes, or `allennlp models install ID`, copy what they train there;
+2. at the card's `archive_file` URL, through AllenNLP's `cached_path` (downloaded once, then
+   cached).
+
+Otherwise `ModelArchiveNotFound` says, in one line, which command makes it. `SRCFRAMEWORK_MODELCARDS`
+names another cards folder.
+"""
+import inspect
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+from allennlp.common import Params
+from allennlp.common.file_utils import cached_path
+from allennlp.common.model_card import ModelCard, ModelUsage
+
+from srcframework.common.errors import InputError, InputFileNotFound
+from srcframework.common.files import atomic_output
+
+MODELS_ENV = "SRCFRAMEWORK_MODELS"
+CARDS_ENV = "SRCFRAMEWORK_MODELCARDS"
+CARDS_FOLDER = str(Path(__file__).resolve().parents[1] / "modelcards")
+ARCHIVE_SUFFIX = ".tar.gz"
+
+
+class ModelArchiveNotFound(InputFileNotFound):
+    """A card's archive is in neither the models folder nor at a hosted URL."""
+
+
+class RecipeUsage(ModelUsage):
+    """
+    A card's `model_usage`: AllenNLP's fields, kept as written (AllenNLP's own class makes any path
+    a URL of its model storage), and what makes the archive in this repository.
+
+    # Parameters
+
+    archive_file : `str`, optional
+        The URL (or path) of a hosted copy of the archive, fetched with `cached_path`.
+    training_config : `str`, optional
+        The config that trains the model, a path in this repository.
+    install_instructions : `str`, optional
+    overrides : `Dict`, optional
+        Overrides applied when the archive is loaded.
+    recipe : `str`, optional
+        The recipe (a folder of `recipes/`, or the Makefile target) that makes the model.
+    command : `str`, optional
+        The command that makes the archive (and installs it in the models folder), from the
+        repository root.
+    output : `str`, optional
+        Where that command writes the archive, from the repository root.
+    declared_checkpoint : `str`, optional
+        Which weights the archive holds, fixed before training.
+    time_here : `str`, optional
+        How long the command takes on this project's machine.
+    results : `str`, optional
+        The results file (a study's `results.json`, or `allennlp evaluate` metrics) that
+        `allennlp models metrics` fills the card's figures from.
+    """
+
+    def __init__(
+        self,
+        archive_file: Optional[str] = None,
+        training_config: Optional[str] = None,
+        install_instructions: Optional[str] = None,
+        overrides: Optional[Dict] = None,
+        recipe: Optional[str] = None,
+        command: Optional[str] = None,
+        output: Optional[str] = None,
+        declared_checkpoint: Optional[str] = None,
+        time_here: Optional[str] = None,
+        results: Optional[str] = None,
+    ) -> None:
+        self.archive_file = archive_file
+        self.training_config = training_config
+        self.install_instructions = install_instructions
+        self.overrides = overrides
+        self.recipe = recipe
+        self.command = command
+        self.output = output
+        self.declared_checkpoint = declared_checkpoint
+        self.time_here = time_here
+        self.results = results
+
+
+def models_folder() -> str:
+    """The folder of installed archives: `$SRCFRAMEWORK_MODELS`, or `srcframework/models` in the user's cache."""
+    folder = os.environ.get(MODELS_ENV)
+    if not folder:
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        folder = os.path.join(cache, "srcframework", "models")
+    return os.path.abspath(os.path.expanduser(folder))
+
+
+def cards_folder() -> str:
+    """The folder of model cards: `$SRCFRAMEWORK_MODELCARDS`, or this repository's `modelcards/`."""
+    return os.path.abspath(os.environ.get(CARDS_ENV) or CARDS_FOLDER)
+
+
+def card_file(model_id: str) -> str:
+    """The card file of `model_id`; an unknown id is an `InputError` listing the known ones."""
+    path = os.path.join(cards_folder(), f"{model_id}.json")
+    if not isinstance(model_id, str) or os.sep in model_id or not os.path.isfile(path):
+        known = ", ".join(sorted(model_cards())) or "none"
+        raise InputError(f"no model card {model_id!r} in {cards_folder()}; cards: {known}")
+    return path
+
+
+def read_card(path: str) -> ModelCard:
+    """The `ModelCard` of a card file, its `model_usage` a `RecipeUsage`; its `id` must be its file name."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except json.JSONDecodeError as err:
+        raise InputError(f"{path}: not valid JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: a model card is a JSON object")
+    expected = os.path.basename(path)[: -len(".json")]
+    if data.get("id") != expected:
+        raise InputError(f"{path}: its id is {data.get('id')!r}, not its file name {expected!r}")
+    usage = data.pop("model_usage", None) or {}
+    unknown = sorted(set(usage) - set(inspect.signature(RecipeUsage.__init__).parameters) - {"self"})
+    if unknown:
+        raise InputError(f"{path}: model_usage has no field {unknown[0]!r}")
+    try:
+        return ModelCard.from_params(Params(data), model_usage=RecipeUsage(**usage))
+    except Exception as err:  # AllenNLP's ConfigurationError names an unknown or ill-typed key
+        raise InputError(f"{path}: {' '.join(str(err).split())}") from None
+
+
+def model_cards() -> Dict[str, ModelCard]:
+    """`{id: ModelCard}` of every card, sorted by id."""
+    folder = cards_folder()
+    if not os.path.isdir(folder):
+        return {}
+    names = sorted(name for name in os.listdir(folder) if name.endswith(".json"))
+    return {name[: -len(".json")]: read_card(os.path.join(folder, name)) for name in names}
+
+
+def model_card(model_id: str) -> ModelCard:
+    return read_card(card_file(model_id))
+
+
+def installed_path(model_id: str) -> str:
+    """Where the models folder keeps `model_id`'s archive (whether or not it is there)."""
+    return os.path.join(models_folder(), f"{model_id}{ARCHIVE_SUFFIX}")
+
+
+def making(card: ModelCard) -> str:
+    """`` `COMMAND` (TIME) `` or what stands in for it: how the card's archive is made here."""
+    usage = card.model_usage
+    if not usage.command:
+        return "no command makes it here"
+    return f"`{usage.command}`" + (f" ({usage.time_here})" if usage.time_here else "")
+
+
+def archive_status(card: ModelCard) -> Tuple[str, str]:
+    """
+    `(state, where)`: `installed` (the models folder's path), `built` (the recipe's output exists
+    but is not installed), `hosted` (the card's URL; whether it is downloaded yet is the cache's
+    business) or `missing` (the command that makes it).
+    """
+    usage = card.model_usage
+    if os.path.isfile(installed_path(card.id)):
+        return "installed", installed_path(card.id)
+    if usage.output and os.path.isfile(usage.output):
+        return "built", usage.output
+    if usage.archive_file:
+        return "hosted", usage.archive_file
+    return "missing", making(card)
+
+
+def archive_path(model_id: str) -> str:
+    """The local path of `model_id`'s archive: the models folder's copy, else the hosted one
+    fetched through `cached_path`; else `ModelArchiveNotFound` naming the command that makes it."""
+    card = model_card(model_id)
+    installed = installed_path(model_id)
+    if os.path.isfile(installed):
+        return installed
+    if card.model_usage.archive_file:
+        return cached_path(card.model_usage.archive_file)
+    output = card.model_usage.output
+    if output and os.path.isfile(output):
+        fix = f"{output} is built: `allennlp models install {model_id}` copies it there"
+    else:
+        fix = f"it is made by {making(card)}" + (f", which writes {output}" if output else "")
+    raise ModelArchiveNotFound(
+        f"model {model_id!r} has no archive in the models folder ({installed}; ${MODELS_ENV}) and no hosted copy: {fix}"
+    )
+
+
+def load_archive(model_id: str, cuda_device: int = -1, overrides=None):
+    """AllenNLP's `load_archive` of `model_id`'s archive (`archive_path`), with the card's overrides
+    under `overrides`."""
+    from allennlp.models.archival import load_archive as load
+
+    card = model_card(model_id)
+    merged = dict(card.model_usage.overrides or {})
+    merged.update(json.loads(overrides) if isinstance(overrides, str) and overrides else overrides or {})
+    return load(archive_path(model_id), cuda_device=cuda_device, overrides=merged or "")
+
+
+def load_predictor(model_id: str, predictor_name: Optional[str] = None, cuda_device: int = -1, overrides=None,
+                   **predictor_args):
+    """A `Predictor` of `model_id`: `predictor_name`, else the card's `registered_predictor_name`."""
+    from allennlp.predictors import Predictor
+
+    name = predictor_name or model_card(model_id).registered_predictor_name
+    if not name:
+        raise InputError(f"model {model_id!r} names no predictor: give predictor_name, or use load_archive")
+    archive = load_archive(model_id, cuda_device=cuda_device, overrides=overrides)
+    return Predictor.from_archive(archive, name, extra_args=predictor_args or None)
+
+
+def declared_by(archive: str) -> str:
+    """The id of the card whose `output` is `archive` (the same file); none is an `InputError`."""
+    target = os.path.realpath(archive)
+    for model_id, card in model_cards().items():
+        if card.model_usage.output and os.path.realpath(card.model_usage.output) == target:
+            return model_id
+    raise InputError(f"no model card in {cards_folder()} declares {archive} as its output")
+
+
+def install(model_id: Optional[str] = None, archive: Optional[str] = None) -> str:
+    """
+    Copies an archive into the models folder as `ID.tar.gz` (atomically) and returns that path.
+    `archive` defaults to the card's `output`; without `model_id`, the card whose `output` is
+    `archive` is the one.
+    """
+    if model_id is None:
+        if archive is None:
+            raise InputError("say which model to install: an id, or the archive a card declares as its output")
+        model_id = declared_by(archive)
+    card = model_card(model_id)
+    source = archive or card.model_usage.output
+    if not source:
+        raise InputError(f"model {model_id!r}: its card declares no output; give the archive to install")
+    if not os.path.isfile(source):
+        raise InputFileNotFound(f"model {model_id!r}: no archive at {source}; it is made by {making(card)}")
+    target = installed_path(model_id)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with open(source, "rb") as reader, atomic_output(target, "wb") as writer:
+        shutil.copyfileobj(reader, writer, 1 << 20)
+    return target
