@@ -1,0 +1,118 @@
+"""
+A model card's figures, filled from its recipe's results, and the README's "Models" table made
+from the cards.
+
+`fill_metrics(ID)` reads the results file the card names (`model_usage.results`): a study's
+`results.json` (`allennlp compare`), where the model is found by its archive (the card's `output`,
+its installed copy, or its id), one seed's figures where the study gives the model several
+archives; or the metrics file of `allennlp evaluate` (EM and F1 as fractions). The figures go into
+the card's `quantitative_analyses.unitary_results`, as text, and nowhere else: a card without
+results keeps none.
+"""
+import json
+import os
+from typing import Dict, List, Optional, Tuple
+
+from allennlp.common.model_card import ModelCard
+
+from srcframework.common.errors import InputError, InputFileNotFound
+from srcframework.common.files import write_text_atomic
+from srcframework.pretrained import card_file, installed_path, model_card
+
+
+def _same_file(path: str, targets: List[str]) -> bool:
+    return any(path == target or os.path.realpath(path) == os.path.realpath(target) for target in targets)
+
+
+def find_archive(results: dict, card: ModelCard) -> Tuple[str, int, int]:
+    """`(study model name, archive index, archive count)` of the card's archive in a study's results."""
+    targets = [card.id, installed_path(card.id)] + ([card.model_usage.output] if card.model_usage.output else [])
+    for model in results.get("models", []):
+        archives = model.get("archives") or [model.get("archive")]
+        for index, archive in enumerate(archives):
+            if model.get("name") == card.id or (isinstance(archive, str) and _same_file(archive, targets)):
+                return model["name"], index, len(archives)
+    names = ", ".join(model.get("name", "?") for model in results.get("models", []))
+    raise InputError(f"the study names no model with {card.id}'s archive ({', '.join(targets[1:])}); its models: {names}")
+
+
+def study_figures(results: dict, card: ModelCard) -> Tuple[str, List[dict]]:
+    """`(which archive, [{set, questions, em, f1, f1_drop}, ...])` of the card's model in a study."""
+    name, index, count = find_archive(results, card)
+    rows = []
+    for pair in results.get("pairs", []):
+        if pair.get("model") != name:
+            continue
+        figures = pair["seeds"][index] if count > 1 else pair
+        rows.append({"set": pair["set"], "questions": pair.get("questions"), "em": figures["em"],
+                     "f1": figures["f1"], "f1_drop": figures.get("f1_drop")})
+    which = f"model {name!r}" + (f", archive {index + 1} of {count}" if count > 1 else "")
+    return which, rows
+
+
+def _figure(row: dict) -> str:
+    details = [f"EM {row['em']:.1f}"]
+    if row.get("f1_drop") is not None:
+        details.append(f"drop {row['f1_drop']:.1f}")
+    if row.get("questions"):
+        details.append(f"{row['questions']:,} questions")
+    return f"{row['set']} F1 {row['f1']:.1f} ({', '.join(details)})"
+
+
+def results_text(card: ModelCard, results_path: str) -> str:
+    """The card's figures from `results_path`, as one paragraph of text."""
+    if not os.path.isfile(results_path):
+        raise InputFileNotFound(f"model {card.id!r}: no results file {results_path}; run its recipe's evaluation first")
+    try:
+        with open(results_path, encoding="utf-8") as handle:
+            results = json.load(handle)
+    except json.JSONDecodeError as err:
+        raise InputError(f"{results_path}: not valid JSON: {err}") from None
+    if isinstance(results, dict) and "pairs" in results:
+        which, rows = study_figures(results, card)
+        if not rows:
+            raise InputError(f"{results_path}: the study ran no test set on {which}")
+        study = results.get("study") or "study"
+        return f"{study} ({results_path}; {which}): " + "; ".join(_figure(row) for row in rows) + "."
+    if isinstance(results, dict) and isinstance(results.get("em"), (int, float)) and isinstance(results.get("f1"), (int, float)):
+        return f"allennlp evaluate ({results_path}): EM {100 * results['em']:.1f}, F1 {100 * results['f1']:.1f}."
+    raise InputError(f"{results_path}: neither a study's results.json (`pairs`) nor `allennlp evaluate` metrics (`em`, `f1`)")
+
+
+def fill_metrics(model_id: str, results_path: Optional[str] = None) -> str:
+    """Writes the figures of `results_path` (default: the card's `model_usage.results`) into the
+    card file's `quantitative_analyses.unitary_results`, and returns them."""
+    card = model_card(model_id)
+    path = results_path or card.model_usage.results
+    if not path:
+        raise InputError(f"model {model_id!r}: its card names no results file; give one")
+    text = results_text(card, path)
+    file = card_file(model_id)
+    with open(file, encoding="utf-8") as handle:
+        data = json.load(handle)
+    data["quantitative_analyses"] = dict(data.get("quantitative_analyses") or {}, unitary_results=text)
+    if results_path:
+        data.setdefault("model_usage", {})["results"] = results_path
+    write_text_atomic(file, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return text
+
+
+def _cell(text: Optional[str]) -> str:
+    return " ".join(str(text or "").split()).replace("|", "\\|")
+
+
+def models_table(cards: Dict[str, ModelCard]) -> str:
+    """The README's "Models" table: one row per card, in id order."""
+    lines = ["| model | what it is | made by | time here | results |", "|---|---|---|---|---|"]
+    for model_id, card in sorted(cards.items()):
+        usage = card.model_usage
+        details = card.model_details
+        what = (details.short_description or details.description) if details else card.display_name
+        made = f"`{usage.command}`" if usage.command else "-"
+        if usage.recipe:
+            made += f" ({usage.recipe})"
+        analyses = card.quantitative_analyses
+        results = analyses.unitary_results if analyses and analyses.unitary_results else "not run yet"
+        lines.append("| " + " | ".join([f"`{model_id}`", _cell(what), _cell(made), _cell(usage.time_here or "-"),
+                                         _cell(results)]) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,95 @@
+import json
+import shutil
+
+import pytest
+
+from srcframework.common.errors import InputError, InputFileNotFound
+from srcframework.pretrained import model_card, model_cards
+from srcframework.reports.model_cards import fill_metrics, models_table, results_text
+from tests.conftest import ROOT
+
+
+def study_results(archives):
+    """A study's results.json, as `allennlp compare` writes it, with one model of two seeds."""
+    return {
+        "study": "robust_training.jsonnet",
+        "models": [{"name": "bidaf", "archive": "runs/b/model.tar.gz"},
+                   {"name": "bidaf_augmented", "archive": archives[0], "archives": archives}],
+        "pairs": [
+            {"model": "bidaf", "set": "clean", "questions": 1190, "em": 40.0, "f1": 50.0, "f1_drop": None},
+            {"model": "bidaf_augmented", "set": "clean", "questions": 1190, "em": 41.0, "f1": 51.0, "f1_drop": None,
+             "seeds": [{"seed": 0, "archive": archives[0], "em": 42.04, "f1": 52.06, "f1_drop": None},
+                       {"seed": 1, "archive": archives[1], "em": 40.0, "f1": 50.0, "f1_drop": None}]},
+            {"model": "bidaf_augmented", "set": "noiseqa_asr", "questions": 1190, "em": 31.0, "f1": 41.0,
+             "f1_drop": 10.0,
+             "seeds": [{"seed": 0, "archive": archives[0], "em": 33.0, "f1": 44.0, "f1_drop": 8.06},
+                       {"seed": 1, "archive": archives[1], "em": 29.0, "f1": 38.0, "f1_drop": 12.0}]},
+        ],
+    }
+
+
+@pytest.fixture
+def cards(tmp_path, monkeypatch):
+    folder = tmp_path / "cards"
+    folder.mkdir()
+    for model_id in ("bidaf-robust", "bidaf-quickstart"):
+        shutil.copy(ROOT / "modelcards" / f"{model_id}.json", folder)
+    monkeypatch.setenv("SRCFRAMEWORK_MODELCARDS", str(folder))
+    monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "models"))
+    return folder
+
+
+def test_one_seed_of_a_study_fills_the_card(cards, tmp_path):
+    results = tmp_path / "results.json"
+    output = "runs/robust_training/bidaf_augmented_s1/model.tar.gz"  # the card's output
+    results.write_text(json.dumps(study_results([output, "runs/robust_training/bidaf_augmented_s2/model.tar.gz"])))
+    text = fill_metrics("bidaf-robust", str(results))
+    assert text == (f"robust_training.jsonnet ({results}; model 'bidaf_augmented', archive 1 of 2): "
+                    "clean F1 52.1 (EM 42.0, 1,190 questions); noiseqa_asr F1 44.0 (EM 33.0, drop 8.1, 1,190 questions).")
+    card = json.loads((cards / "bidaf-robust.json").read_text())
+    assert card["quantitative_analyses"] == {"unitary_results": text}
+    assert card["model_usage"]["results"] == str(results)
+    assert model_card("bidaf-robust").quantitative_analyses.unitary_results == text
+    # the rest of the card is as it was
+    shipped = json.loads((ROOT / "modelcards" / "bidaf-robust.json").read_text())
+    card.pop("quantitative_analyses")
+    card["model_usage"]["results"] = shipped["model_usage"]["results"]
+    assert card == shipped
+
+
+def test_a_model_named_by_card_id_and_evaluate_metrics(cards, tmp_path):
+    results = tmp_path / "results.json"
+    data = study_results(["a.tar.gz", "b.tar.gz"])
+    data["models"][0]["name"] = "bidaf-robust"
+    data["pairs"][0]["model"] = "bidaf-robust"
+    results.write_text(json.dumps(data))
+    assert results_text(model_card("bidaf-robust"), str(results)).endswith(
+        "model 'bidaf-robust'): clean F1 50.0 (EM 40.0, 1,190 questions).")
+    metrics = tmp_path / "metrics_dev.json"
+    metrics.write_text(json.dumps({"em": 0.522, "f1": 0.5693, "loss": 3.2}))
+    assert fill_metrics("bidaf-quickstart", str(metrics)) == f"allennlp evaluate ({metrics}): EM 52.2, F1 56.9."
+
+
+def test_results_that_do_not_fit(cards, tmp_path):
+    with pytest.raises(InputFileNotFound, match="'bidaf-quickstart': no results file .*absent.json; run its recipe"):
+        fill_metrics("bidaf-quickstart", str(tmp_path / "absent.json"))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(study_results(["x.tar.gz", "y.tar.gz"])))
+    with pytest.raises(InputError, match="names no model with bidaf-robust's archive .*; its models: bidaf, bidaf_augmented"):
+        fill_metrics("bidaf-robust", str(other))
+    other.write_text(json.dumps({"accuracy": 1}))
+    with pytest.raises(InputError, match="neither a study's results.json"):
+        fill_metrics("bidaf-robust", str(other))
+    assert "quantitative_analyses" not in json.loads((cards / "bidaf-robust.json").read_text())
+
+
+def test_models_table():
+    table = models_table(model_cards())
+    lines = table.splitlines()
+    assert lines[0] == "| model | what it is | made by | time here | results |"
+    assert len(lines) == 2 + len(model_cards())
+    row = next(line for line in lines if line.startswith("| `bidaf-robust` |"))
+    assert "`bash recipes/robust_training/run.sh data && bash recipes/robust_training/run.sh train-one " \
+           "bidaf_augmented 1` (recipes/robust_training)" in row
+    assert row.endswith("| not run yet |") or "F1" in row
+    assert all(line.count(" | ") == 4 for line in lines[2:])
