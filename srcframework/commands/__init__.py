@@ -12,6 +12,7 @@ from srcframework.commands.cascade import Cascade  # noqa: E402
 from srcframework.commands.compare import Compare  # noqa: E402
 from srcframework.commands.list_noise import ListNoise  # noqa: E402
 from srcframework.commands.list_plugins import ListPlugins  # noqa: E402
+from srcframework.commands.models import Models  # noqa: E402
 from srcframework.commands.noise import Noise  # noqa: E402
 from srcframework.commands.noise_stats import NoiseStats  # noqa: E402
 from srcframework.commands.squad_eval import SquadEval  # noqa: E402

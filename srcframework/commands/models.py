@@ -1,0 +1,107 @@
+"""`allennlp models [list|install|path|metrics|table]`: the model cards and their archives.
+
+- `allennlp models` (or `models list [--json]`): each card, whether its archive is here, and where
+  (or which command makes it);
+- `allennlp models install [ID] [--archive PATH]`: copies an archive (default: the card's recipe
+  output; without ID, the card that declares PATH as its output) into the models folder;
+- `allennlp models path ID`: the archive's local path (fetched when only hosted), for scripts;
+- `allennlp models metrics ID [--results FILE]`: fills the card's figures from its recipe's results;
+- `allennlp models table`: the README's "Models" table, from the cards.
+"""
+import argparse
+import json
+from typing import List
+
+from allennlp.commands import Subcommand
+
+from srcframework.pretrained import CARDS_ENV, MODELS_ENV, archive_path, archive_status, cards_folder, install
+from srcframework.pretrained import model_cards, models_folder
+from srcframework.reports.model_cards import fill_metrics, models_table
+
+
+@Subcommand.register("models")
+class Models(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        description = (
+            "List the model cards (modelcards/*.json) and whether each archive is here and where; install an "
+            "archive into the models folder; fill a card's figures from its recipe's results; print the "
+            "README's Models table."
+        )
+        subparser = parser.add_parser(self.name, description=description, help="list and install the models")
+        subparser.add_argument("--json", action="store_true", help="print the list as JSON")
+        subparser.set_defaults(func=run_list)
+        actions = subparser.add_subparsers(title="actions", metavar="ACTION")
+
+        listing = actions.add_parser("list", help="the cards and their archives (the default)")
+        listing.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print the list as JSON")
+        listing.set_defaults(func=run_list)
+
+        installing = actions.add_parser("install", help="copy an archive into the models folder")
+        installing.add_argument("model_id", nargs="?", help="a card id (default: the card declaring --archive)")
+        installing.add_argument("--archive", help="the archive to install (default: the card's recipe output)")
+        installing.set_defaults(func=run_install)
+
+        path = actions.add_parser("path", help="print the local path of a model's archive")
+        path.add_argument("model_id")
+        path.set_defaults(func=run_path)
+
+        metrics = actions.add_parser("metrics", help="fill a card's figures from its recipe's results")
+        metrics.add_argument("model_id")
+        metrics.add_argument("--results", help="results.json of a study, or `allennlp evaluate` metrics "
+                                               "(default: the card's model_usage.results)")
+        metrics.set_defaults(func=run_metrics)
+
+        table = actions.add_parser("table", help="print the README's Models table")
+        table.set_defaults(func=run_table)
+        return subparser
+
+
+def listing() -> List[dict]:
+    rows = []
+    for model_id, card in model_cards().items():
+        state, where = archive_status(card)
+        usage = card.model_usage
+        rows.append({
+            "id": model_id, "name": card.display_name, "archive": state, "where": where, "recipe": usage.recipe,
+            "command": usage.command, "output": usage.output, "training_config": usage.training_config,
+            "time_here": usage.time_here,
+        })
+    return rows
+
+
+def format_listing(rows: List[dict]) -> str:
+    table = [("MODEL", "ARCHIVE", "WHERE")] + [(row["id"], row["archive"], row["where"]) for row in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(2)]
+    lines = [f"{row[0].ljust(widths[0])}  {row[1].ljust(widths[1])}  {row[2]}" for row in table]
+    lines.append(f"models folder: {models_folder()} (${MODELS_ENV}); cards: {cards_folder()} (${CARDS_ENV})")
+    return "\n".join(lines)
+
+
+def run_list(args: argparse.Namespace) -> List[dict]:
+    rows = listing()
+    print(json.dumps(rows, indent=2) if args.json else format_listing(rows))
+    return rows
+
+
+def run_install(args: argparse.Namespace) -> str:
+    target = install(args.model_id, args.archive)
+    print(target)
+    return target
+
+
+def run_path(args: argparse.Namespace) -> str:
+    path = archive_path(args.model_id)
+    print(path)
+    return path
+
+
+def run_metrics(args: argparse.Namespace) -> str:
+    text = fill_metrics(args.model_id, args.results)
+    print(text)
+    return text
+
+
+def run_table(args: argparse.Namespace) -> str:
+    table = models_table(model_cards())
+    print(table, end="")
+    return table

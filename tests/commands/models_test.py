@@ -1,0 +1,86 @@
+import json
+import sys
+
+import pytest
+from allennlp.commands import main
+
+from srcframework.commands import models  # noqa: F401  (registers the subcommand)
+from srcframework.pretrained import ModelArchiveNotFound
+from tests.pretrained_test import CONTEXT, tiny_card
+
+
+def allennlp(monkeypatch, capsys, *arguments) -> str:
+    monkeypatch.setattr(sys, "argv", ["allennlp", *arguments])
+    main(prog="allennlp")
+    return capsys.readouterr().out
+
+
+@pytest.fixture
+def places(tmp_path, monkeypatch, tiny_archive):
+    models_dir, cards = tmp_path / "models", tmp_path / "cards"
+    cards.mkdir()
+    monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(models_dir))
+    monkeypatch.setenv("SRCFRAMEWORK_MODELCARDS", str(cards))
+    tiny_card(cards, "tiny-bidaf", str(tiny_archive))
+    tiny_card(cards, "unmade", "runs/nowhere/model.tar.gz")
+    return models_dir, cards
+
+
+def test_list_install_path(places, tiny_archive, monkeypatch, capsys):
+    models_dir, cards = places
+    lines = allennlp(monkeypatch, capsys, "models").splitlines()
+    assert lines[0].split() == ["MODEL", "ARCHIVE", "WHERE"]
+    assert lines[1].split() == ["tiny-bidaf", "built", str(tiny_archive)]
+    assert lines[2].split()[:2] == ["unmade", "missing"] and lines[2].endswith("`make unmade` (a second)")
+    assert lines[3] == f"models folder: {models_dir} ($SRCFRAMEWORK_MODELS); cards: {cards} ($SRCFRAMEWORK_MODELCARDS)"
+    assert allennlp(monkeypatch, capsys, "models", "install", "tiny-bidaf").strip() == str(models_dir / "tiny-bidaf.tar.gz")
+    listed = json.loads(allennlp(monkeypatch, capsys, "models", "list", "--json"))
+    assert listed[0]["id"] == "tiny-bidaf" and listed[0]["archive"] == "installed"
+    assert listed[0]["where"] == str(models_dir / "tiny-bidaf.tar.gz")
+    assert listed[1]["command"] == "make unmade" and listed[1]["output"] == "runs/nowhere/model.tar.gz"
+    assert json.loads(allennlp(monkeypatch, capsys, "models", "--json"))[0]["archive"] == "installed"
+    assert allennlp(monkeypatch, capsys, "models", "path", "tiny-bidaf").strip() == str(models_dir / "tiny-bidaf.tar.gz")
+    with pytest.raises(ModelArchiveNotFound, match="it is made by `make unmade`"):
+        allennlp(monkeypatch, capsys, "models", "path", "unmade")
+
+
+def test_install_by_archive_then_predict(places, tiny_archive, monkeypatch, capsys):
+    from srcframework.pretrained import load_predictor
+
+    models_dir, _ = places
+    assert allennlp(monkeypatch, capsys, "models", "install", "--archive", str(tiny_archive)).strip() == \
+        str(models_dir / "tiny-bidaf.tar.gz")
+    answer = load_predictor("tiny-bidaf").predict_json({"context": CONTEXT, "question": "Who dredged the harbour?"})
+    assert answer["best_span_str"] in CONTEXT
+
+
+def test_metrics_and_table(places, monkeypatch, capsys, tmp_path):
+    metrics = tmp_path / "metrics.json"
+    metrics.write_text(json.dumps({"em": 0.5, "f1": 0.625}))
+    assert allennlp(monkeypatch, capsys, "models", "metrics", "tiny-bidaf", "--results", str(metrics)).strip() == \
+        f"allennlp evaluate ({metrics}): EM 50.0, F1 62.5."
+    table = allennlp(monkeypatch, capsys, "models", "table").splitlines()
+    assert table[0] == "| model | what it is | made by | time here | results |"
+    assert table[2].startswith("| `tiny-bidaf` |") and table[2].endswith(f"| allennlp evaluate ({metrics}): EM 50.0, F1 62.5. |")
+    assert table[3].endswith("| not run yet |")
+
+
+def test_the_allennlp_command_line(places, tiny_archive):
+    import os
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    listed = subprocess.run([sys.executable, "-m", "allennlp", "models"], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=600)
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    assert listed.stdout.splitlines()[1].split() == ["tiny-bidaf", "built", str(tiny_archive)]
+    missing = subprocess.run([sys.executable, "-m", "allennlp", "models", "path", "unmade"], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=600)
+    assert missing.returncode == 1
+    assert "Traceback" not in missing.stderr  # above it, only the log's INFO lines
+    assert missing.stderr.strip().splitlines()[-1:] == [
+        f"error: model 'unmade' has no archive in the models folder ({places[0]}/unmade.tar.gz; $SRCFRAMEWORK_MODELS) "
+        "and no hosted copy: it is made by `make unmade` (a second), which writes runs/nowhere/model.tar.gz"
+    ]
