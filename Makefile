@@ -34,6 +34,7 @@ system-deps:
 demo: install
 	$(ALLENNLP) train training_configs/quickstart.jsonnet -s runs/quickstart -f
 	$(ALLENNLP) evaluate runs/quickstart/model.tar.gz srcframework/data/default/dev.json --output-file runs/quickstart/metrics_dev.json
+	$(ALLENNLP) models install bidaf-quickstart
 
 test: install
 	$(PY) -m pytest -q tests plugins/srcframework-phonetic/tests
