@@ -32,6 +32,10 @@ DEFAULTS = {
     "EPOCHS": "30",
     # the seed of a recipe's training (random, numpy, torch and noise seeds)
     "SEED": "1",
+    # the robust-training recipe (recipes/robust_training): its runs folder and BiDAF seeds
+    "ROBUST_OUT": "runs/robust_training",
+    "ROBUST_SEEDS": "1,2,3",
+    "WITH_MINILM": "1",
     # noisy copies of the CPU-scale training split (`allennlp noise`, see README "Robust training")
     "NOISY_TRAIN": "runs/noisy",
     # training on ASR transcripts (files from `allennlp transcribe` or `allennlp noise --noise asr`)
@@ -43,10 +47,6 @@ DEFAULTS = {
     "BIDAF_AUGMENTED_ARCHIVE": "runs/bidaf_cpu_scale_augmented/model.tar.gz",
     "BIDAF_AUGMENTED_MIX_ARCHIVE": "",
     "BIDAF_AUGMENTED_E2_ARCHIVE": "",
-    "BIDAF_LONG_ARCHIVE": "",
-    "BIDAF_AUGMENTED_LONG_ARCHIVE": "",
-    "BIDAF_LONG10_ARCHIVE": "",
-    "BIDAF_AUGMENTED_GROW_ARCHIVE": "",
     "BIDAF_TRANSCRIPTS_ARCHIVE": "runs/bidaf_cpu_scale_asr_transcripts/model.tar.gz",
     "TRANSFORMER_AUGMENTED_ARCHIVE": "",
     "NOISY_XQUAD": "runs/noisy",

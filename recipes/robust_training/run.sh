@@ -22,7 +22,8 @@ SEEDS=${SEEDS:-1 2 3}
 DATA=${SHARED_DATA:-../shared/data}
 SPLIT=runs/data/squad_dev_minus_xquad.json
 NOISY=${NOISY_TRAIN:-runs/noisy}
-export NOISY_TRAIN=$NOISY
+# the configs and the study read these
+export NOISY_TRAIN=$NOISY NOISY_XQUAD=$NOISY ROBUST_OUT=$OUT ROBUST_SEEDS=${SEEDS// /,} WITH_MINILM=${WITH_MINILM:-1}
 mkdir -p "$OUT/logs" "$NOISY" runs/data
 
 step_data() {
@@ -57,7 +58,7 @@ train_one() {  # config name, seed: trains (or resumes) runs/robust_training/<na
 step_train() {
   local queue=()
   for seed in $SEEDS; do queue+=("bidaf_clean $seed" "bidaf_augmented $seed"); done
-  [ "${WITH_MINILM:-1}" = 1 ] && queue+=("minilm_clean 1" "minilm_augmented 1")
+  [ "$WITH_MINILM" = 1 ] && queue+=("minilm_clean 1" "minilm_augmented 1")
   printf '%s\n' "${queue[@]}" | xargs -P "$JOBS" -L 1 bash "$0" train-one
 }
 

@@ -96,3 +96,19 @@ def test_the_bidaf_twins_share_a_clean_vocabulary_and_train_6_epochs():
     assert vocabulary["type"] == "from_reader" and vocabulary["data_path"] == config["train_data_path"]
     assert vocabulary["reader"]["articles"] == "train" and "noise_schedule" not in vocabulary["reader"]
     assert config["trainer"]["num_epochs"] == 6 and config["trainer"]["checkpointer"]["keep_most_recent_by_count"] == 6
+
+
+def test_the_recipe_study_pairs_the_twins_over_three_seeds_and_groups_the_generators():
+    shared_file("noiseqa/synthetic/xquad-asr-synthetic.json")
+    study = load_study(str(RECIPE / "study.jsonnet"), ext_vars=dict(DEFAULTS), require_files=False)
+    assert sorted(study.models) == ["bidaf_augmented", "bidaf_clean", "minilm_augmented", "minilm_clean"]
+    assert study.models["bidaf_augmented"].archives == tuple(
+        f"runs/robust_training/bidaf_augmented_s{seed}/model.tar.gz" for seed in (1, 2, 3))
+    assert study.models["bidaf_augmented"].twin == "bidaf_clean" and study.models["minilm_augmented"].twin == "minilm_clean"
+    trained = set(study.models["bidaf_augmented"].trained_on_noise)
+    held_out = {name for name, s in study.test_sets.items() if s.generator and s.generator not in trained}
+    assert held_out == {"noiseqa_asr", "noiseqa_keyboard", "noiseqa_translation"}
+    assert {name for name, s in study.test_sets.items() if s.generator in trained} == {"ours_keyboard", "ours_back_translation", "spoken_rms"}
+    assert study.bootstrap_unit == "context" and study.equivalence_margin == 1.5
+    without = load_study(str(RECIPE / "study.jsonnet"), ext_vars=dict(DEFAULTS, WITH_MINILM="0", ROBUST_SEEDS="1"), require_files=False)
+    assert sorted(without.models) == ["bidaf_augmented", "bidaf_clean"] and len(without.models["bidaf_clean"].archives) == 1

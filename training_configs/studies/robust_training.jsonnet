@@ -1,27 +1,21 @@
-// Robust training (NoiseQA's mitigation; SQuAD-SRC Table 4, right side) on the 1,190 XQuAD-en
-// questions: clean-trained, noise-augmented and ASR-transcript-trained models, each on the clean
-// questions, NoiseQA's three synthetic sets, our keyboard, back-translation and ASR sets of XQuAD,
-// and the spoken XQuAD cascade with a voice that no training noise used. Make the models and the
-// sets first (README, "Robust training": scripts/robust_training.sh), then:
+// The single-config robust models of training_configs/ (NoiseQA's mitigation; SQuAD-SRC Table 4,
+// right side) on the 1,190 XQuAD-en questions: clean-trained, noise-augmented (adding or
+// replacing) and ASR-transcript-trained models, each on the clean questions, NoiseQA's three
+// synthetic sets, our keyboard and back-translation sets, and the spoken XQuAD cascade with a
+// voice that no training noise used. The pre-registered study of matched twins over 3 seeds is
+// recipes/robust_training/study.jsonnet; this one compares the other configs. Train them, then:
 //   allennlp compare training_configs/studies/robust_training.jsonnet -o runs/studies/robust_training
 // Variables: BIDAF_ARCHIVE, BIDAF_AUGMENTED_ARCHIVE, BIDAF_TRANSCRIPTS_ARCHIVE (defaults under
 // runs/), BIDAF_AUGMENTED_MIX_ARCHIVE (the variant whose noise replaces questions instead of adding
-// them), BIDAF_AUGMENTED_E2_ARCHIVE (the augmented model after 2 of its 3 epochs, about as many
-// updates as the clean model's 3: scripts/archive_checkpoint.py), BIDAF_LONG_ARCHIVE and
-// BIDAF_AUGMENTED_LONG_ARCHIVE (the clean and augmented twins trained 8 epochs:
-// bidaf_cpu_scale_long.jsonnet, bidaf_cpu_scale_augmented_long.jsonnet), BIDAF_LONG10_ARCHIVE and
-// BIDAF_AUGMENTED_GROW_ARCHIVE (both trained on to 10 epochs, the augmented one with every
-// question's noisy copy: bidaf_cpu_scale_long10.jsonnet, bidaf_cpu_scale_augmented_grow.jsonnet),
-// TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty: left out), NOISY_XQUAD (runs/noisy:
-// the XQuAD ASR sets), STUDY_WITH_ASR ('1' adds our kal16 ASR set of XQuAD), SPOKEN_CASCADE ('0'
-// leaves the spoken rms set out), SHARED_DATA (../shared/data). Each robust model names its
-// clean-trained `twin`, so results.md has the `robustness` table (the twin's mean drop minus the
-// model's, with its interval and Holm-corrected p, and the equivalence test of clean F1), and the
-// noise it was trained on (`trained_on_noise`), so that the table puts the sets made by a held-out
-// generator (NoiseQA's three, and the spoken rms voice) apart from those made by a generator used
-// in training (our keyboard, back-translation and kal16 ASR sets). An archive variable may hold
-// several archives separated by commas, one per training seed: the model's figures then combine
-// the seeds, and results.md shows each seed's.
+// them), BIDAF_AUGMENTED_E2_ARCHIVE (the augmented model after 2 of its 3 epochs:
+// scripts/archive_checkpoint.py), TRANSFORMER_ARCHIVE and TRANSFORMER_AUGMENTED_ARCHIVE (empty:
+// left out), NOISY_XQUAD (runs/noisy: the XQuAD ASR sets), STUDY_WITH_ASR ('1' adds our kal16 ASR
+// set of XQuAD), SPOKEN_CASCADE ('0' leaves the spoken rms set out), SHARED_DATA (../shared/data).
+// Each robust model names its clean-trained `twin`, so results.md has the `robustness` table (the
+// twin's mean drop minus the model's, with its interval and Holm-corrected p, and the equivalence
+// test of clean F1), and the noise it was trained on (`trained_on_noise`), so that the table puts
+// the sets made by a held-out generator apart from those made by a generator used in training. An
+// archive variable may hold several archives separated by commas, one per training seed.
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
 local noiseqa = data + '/noiseqa/synthetic/';
@@ -30,10 +24,6 @@ local transformer = std.extVar('TRANSFORMER_ARCHIVE');
 local transformer_augmented = std.extVar('TRANSFORMER_AUGMENTED_ARCHIVE');
 local bidaf_augmented_mix = std.extVar('BIDAF_AUGMENTED_MIX_ARCHIVE');
 local bidaf_augmented_e2 = std.extVar('BIDAF_AUGMENTED_E2_ARCHIVE');
-local bidaf_long = std.extVar('BIDAF_LONG_ARCHIVE');
-local bidaf_augmented_long = std.extVar('BIDAF_AUGMENTED_LONG_ARCHIVE');
-local bidaf_long10 = std.extVar('BIDAF_LONG10_ARCHIVE');
-local bidaf_augmented_grow = std.extVar('BIDAF_AUGMENTED_GROW_ARCHIVE');
 
 // the generators of the training noise (bidaf_cpu_scale_augmented: noisy copies made by `allennlp
 // noise`; bidaf_cpu_scale_asr_transcripts: ASR transcripts only)
@@ -87,11 +77,6 @@ local present(name, archive) = if archive != '' then name else null;
   }
   + optional('bidaf_augmented_mix', bidaf_augmented_mix, twin='bidaf', noise=augmented_noise)
   + optional('bidaf_augmented_e2', bidaf_augmented_e2, twin='bidaf', noise=augmented_noise)
-  + optional('bidaf_long', bidaf_long)
-  + optional('bidaf_augmented_long', bidaf_augmented_long, twin=present('bidaf_long', bidaf_long), noise=augmented_noise)
-  + optional('bidaf_long10', bidaf_long10)
-  + optional('bidaf_augmented_grow', bidaf_augmented_grow, twin=present('bidaf_long10', bidaf_long10),
-             noise=augmented_noise)
   + optional('transformer', transformer, batch_size=16)
   + optional('transformer_augmented', transformer_augmented, batch_size=16, twin=present('transformer', transformer),
              noise=augmented_noise),

@@ -1,0 +1,54 @@
+// The robust-training study (docs/results/robust_training.md, "Protocol"): the BiDAF twins (3
+// seeds each) and the MiniLM QA twins (seed 1), each trained by one `allennlp train` from
+// scratch (run.sh), on clean XQuAD-en, NoiseQA's three synthetic sets (generators no training
+// copy used: the primary group), and three sets made by the generators of the training copies
+// (our keyboard and back-translation sets, seed 1; spoken XQuAD read by flite rms and recognised
+// by pocketsphinx's default search). Paragraphs are resampled together; Holm within each table;
+// clean F1 equivalence within 1.5 F1 (TOST).
+//   allennlp compare recipes/robust_training/study.jsonnet -o runs/robust_training/study
+// ROBUST_OUT (default runs/robust_training) holds the runs; ROBUST_SEEDS (default 1,2,3) the
+// BiDAF seeds; WITH_MINILM ('0' leaves the MiniLM twins out); NOISY_XQUAD (default runs/noisy)
+// the spoken set; SHARED_DATA (../shared/data).
+local data = std.extVar('SHARED_DATA');
+local out = std.extVar('ROBUST_OUT');
+local seeds = std.split(std.extVar('ROBUST_SEEDS'), ',');
+local xquad = data + '/xquad/xquad.en.json';
+local noiseqa = data + '/noiseqa/synthetic/';
+local noisy = std.extVar('NOISY_XQUAD');
+local training_noise = ['asr', 'keyboard', 'misspelling', 'back_translation'];
+
+local runs(name, seeds) = [out + '/' + name + '_s' + seed + '/model.tar.gz' for seed in seeds];
+
+local file_set(file, interface, generator) = {
+  data: file, original: xquad, interface: interface, kind: 'synthetic', generator: generator,
+};
+local our_set(noise, interface, generator) = {
+  original: xquad, noise: noise, seed: 1, interface: interface, kind: 'synthetic', generator: generator,
+};
+
+{
+  bootstrap_unit: 'context',
+  equivalence_margin: 1.5,
+  models: {
+    bidaf_clean: { archives: runs('bidaf_clean', seeds), batch_size: 40 },
+    bidaf_augmented: {
+      archives: runs('bidaf_augmented', seeds), batch_size: 40, twin: 'bidaf_clean', trained_on_noise: training_noise,
+    },
+  } + (if std.extVar('WITH_MINILM') != '0' then {
+    minilm_clean: { archives: runs('minilm_clean', ['1']), batch_size: 16 },
+    minilm_augmented: {
+      archives: runs('minilm_augmented', ['1']), batch_size: 16, twin: 'minilm_clean', trained_on_noise: training_noise,
+    },
+  } else {}),
+  test_sets: {
+    clean: { data: xquad, interface: 'clean', kind: 'natural' },
+    // held-out generators: NoiseQA's (Google TTS/ASR, its keyboard model, Google MT)
+    noiseqa_asr: file_set(noiseqa + 'xquad-asr-synthetic.json', 'asr', 'noiseqa_asr'),
+    noiseqa_keyboard: file_set(noiseqa + 'xquad-keyboard-synthetic.json', 'keyboard', 'noiseqa_keyboard'),
+    noiseqa_translation: file_set(noiseqa + 'xquad-translation-synthetic.json', 'translation', 'noiseqa_translation'),
+    // generators of the training copies
+    ours_keyboard: our_set({ type: 'keyboard' }, 'keyboard', 'keyboard'),
+    ours_back_translation: our_set({ type: 'back_translation' }, 'translation', 'back_translation'),
+    spoken_rms: file_set(noisy + '/xquad_asr_rms.json', 'asr', 'asr'),
+  },
+}
