@@ -33,7 +33,9 @@ def find_archive(results: dict, card: ModelCard) -> Tuple[str, int, int]:
             if model.get("name") == card.id or (isinstance(archive, str) and _same_file(archive, targets)):
                 return model["name"], index, len(archives)
     names = ", ".join(model.get("name", "?") for model in results.get("models", []))
-    raise InputError(f"the study names no model with {card.id}'s archive ({', '.join(targets[1:])}); its models: {names}")
+    raise InputError(
+        f"the study names no model with {card.id}'s archive ({', '.join(targets[1:])}); its models: {names}"
+    )
 
 
 def study_figures(results: dict, card: ModelCard) -> Tuple[str, List[dict]]:
@@ -74,9 +76,11 @@ def results_text(card: ModelCard, results_path: str) -> str:
             raise InputError(f"{results_path}: the study ran no test set on {which}")
         study = results.get("study") or "study"
         return f"{study} ({results_path}; {which}): " + "; ".join(_figure(row) for row in rows) + "."
-    if isinstance(results, dict) and isinstance(results.get("em"), (int, float)) and isinstance(results.get("f1"), (int, float)):
+    if isinstance(results, dict) and all(isinstance(results.get(key), (int, float)) for key in ("em", "f1")):
         return f"allennlp evaluate ({results_path}): EM {100 * results['em']:.1f}, F1 {100 * results['f1']:.1f}."
-    raise InputError(f"{results_path}: neither a study's results.json (`pairs`) nor `allennlp evaluate` metrics (`em`, `f1`)")
+    raise InputError(
+        f"{results_path}: neither a study's results.json (`pairs`) nor `allennlp evaluate` metrics (`em`, `f1`)"
+    )
 
 
 def fill_metrics(model_id: str, results_path: Optional[str] = None) -> str:

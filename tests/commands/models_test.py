@@ -33,13 +33,14 @@ def test_list_install_path(places, tiny_archive, monkeypatch, capsys):
     assert lines[1].split() == ["tiny-bidaf", "built", str(tiny_archive)]
     assert lines[2].split()[:2] == ["unmade", "missing"] and lines[2].endswith("`make unmade` (a second)")
     assert lines[3] == f"models folder: {models_dir} ($SRCFRAMEWORK_MODELS); cards: {cards} ($SRCFRAMEWORK_MODELCARDS)"
-    assert allennlp(monkeypatch, capsys, "models", "install", "tiny-bidaf").strip() == str(models_dir / "tiny-bidaf.tar.gz")
+    installed = str(models_dir / "tiny-bidaf.tar.gz")
+    assert allennlp(monkeypatch, capsys, "models", "install", "tiny-bidaf").strip() == installed
     listed = json.loads(allennlp(monkeypatch, capsys, "models", "list", "--json"))
     assert listed[0]["id"] == "tiny-bidaf" and listed[0]["archive"] == "installed"
     assert listed[0]["where"] == str(models_dir / "tiny-bidaf.tar.gz")
     assert listed[1]["command"] == "make unmade" and listed[1]["output"] == "runs/nowhere/model.tar.gz"
     assert json.loads(allennlp(monkeypatch, capsys, "models", "--json"))[0]["archive"] == "installed"
-    assert allennlp(monkeypatch, capsys, "models", "path", "tiny-bidaf").strip() == str(models_dir / "tiny-bidaf.tar.gz")
+    assert allennlp(monkeypatch, capsys, "models", "path", "tiny-bidaf").strip() == installed
     with pytest.raises(ModelArchiveNotFound, match="it is made by `make unmade`"):
         allennlp(monkeypatch, capsys, "models", "path", "unmade")
 
@@ -61,7 +62,8 @@ def test_metrics_and_table(places, monkeypatch, capsys, tmp_path):
         f"allennlp evaluate ({metrics}): EM 50.0, F1 62.5."
     table = allennlp(monkeypatch, capsys, "models", "table").splitlines()
     assert table[0] == "| model | what it is | made by | time here | results |"
-    assert table[2].startswith("| `tiny-bidaf` |") and table[2].endswith(f"| allennlp evaluate ({metrics}): EM 50.0, F1 62.5. |")
+    assert table[2].startswith("| `tiny-bidaf` |")
+    assert table[2].endswith(f"| allennlp evaluate ({metrics}): EM 50.0, F1 62.5. |")
     assert table[3].endswith("| not run yet |")
 
 

@@ -45,7 +45,8 @@ def test_one_seed_of_a_study_fills_the_card(cards, tmp_path):
     results.write_text(json.dumps(study_results([output, "runs/robust_training/bidaf_augmented_s2/model.tar.gz"])))
     text = fill_metrics("bidaf-robust", str(results))
     assert text == (f"robust_training.jsonnet ({results}; model 'bidaf_augmented', archive 1 of 2): "
-                    "clean F1 52.1 (EM 42.0, 1,190 questions); noiseqa_asr F1 44.0 (EM 33.0, drop 8.1, 1,190 questions).")
+                    "clean F1 52.1 (EM 42.0, 1,190 questions); "
+                    "noiseqa_asr F1 44.0 (EM 33.0, drop 8.1, 1,190 questions).")
     card = json.loads((cards / "bidaf-robust.json").read_text())
     assert card["quantitative_analyses"] == {"unitary_results": text}
     assert card["model_usage"]["results"] == str(results)
@@ -75,7 +76,7 @@ def test_results_that_do_not_fit(cards, tmp_path):
         fill_metrics("bidaf-quickstart", str(tmp_path / "absent.json"))
     other = tmp_path / "other.json"
     other.write_text(json.dumps(study_results(["x.tar.gz", "y.tar.gz"])))
-    with pytest.raises(InputError, match="names no model with bidaf-robust's archive .*; its models: bidaf, bidaf_augmented"):
+    with pytest.raises(InputError, match="no model with bidaf-robust's archive .*; its models: bidaf, bidaf_augmented"):
         fill_metrics("bidaf-robust", str(other))
     other.write_text(json.dumps({"accuracy": 1}))
     with pytest.raises(InputError, match="neither a study's results.json"):
