@@ -192,8 +192,15 @@ def archive_path(model_id: str) -> str:
     installed = installed_path(model_id)
     if os.path.isfile(installed):
         return installed
-    if card.model_usage.archive_file:
-        return cached_path(card.model_usage.archive_file)
+    hosted = card.model_usage.archive_file
+    if hosted:
+        try:
+            return cached_path(hosted)
+        except Exception as err:  # a download's or a missing file's error, whatever its kind, in one line
+            message = " ".join(str(err).split())
+            raise ModelArchiveNotFound(
+                f"model {model_id!r}: its hosted copy {hosted} cannot be fetched: {message}"
+            ) from None
     output = card.model_usage.output
     if output and os.path.isfile(output):
         fix = f"{output} is built: `allennlp models install {model_id}` copies it there"

@@ -110,6 +110,9 @@ def test_a_hosted_copy_is_fetched_through_cached_path(places, tiny_archive, tmp_
     tiny_card(cards, "hosted", "runs/nowhere/model.tar.gz", archive_file=str(hosted))
     assert archive_status(model_card("hosted")) == ("hosted", str(hosted))
     assert archive_path("hosted") == str(hosted)  # cached_path gives a local file as it is
+    hosted.unlink()
+    with pytest.raises(ModelArchiveNotFound, match=f"'hosted': its hosted copy {hosted} cannot be fetched: "):
+        archive_path("hosted")
 
 
 def test_install_by_the_archive_a_card_declares(places, tiny_archive, tmp_path):
