@@ -48,6 +48,7 @@ from srcframework.studies.analysis import AnalysisOptions, add_analysis
 from srcframework.studies.contexts import question_contexts
 from srcframework.studies.question_scores import PairScores, combine_seeds, load_pair_scores
 from srcframework.studies.seeds import mean_report, seed_figures
+from srcframework.studies.training_records import read_training_record
 from srcframework.studies.study import Study, StudyError, TestSetSpec
 
 logger = logging.getLogger(__name__)
@@ -569,6 +570,7 @@ def collect_results(
                      "trained_on_noise": None if spec.trained_on_noise is None else list(spec.trained_on_noise)}
             if len(spec.archives) > 1:
                 entry["archives"] = list(spec.archives)
+            entry["training"] = [read_training_record(archive) for archive in spec.archives]
             models.append(entry)
     results = {"study": os.path.basename(study.path), "models": models, "test_sets": test_sets, "pairs": pairs}
     data = {test_set["name"]: test_set["data"] for test_set in test_sets}

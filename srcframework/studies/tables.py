@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from srcframework.studies.question_types import LENGTH_BUCKETS, QUESTION_TYPES, WER_BUCKETS
+from srcframework.studies.training_records import matched
 
 SIGNIFICANT = "†"
 
@@ -263,6 +264,30 @@ def seeds_table(results: dict) -> Table:
     return Table("f1_by_seed", "Scores of each seed", header, rows, 4, None, notes)
 
 
+def training_table(results: dict) -> Table:
+    """Each archive's training record: declared epoch, instances, updates, vocabulary size; a
+    robust model's rows say whether it is matched with its twin (same updates and vocabulary)."""
+    models = {model["name"]: model for model in results["models"]}
+    rows = []
+    for model in results["models"]:
+        twin = models.get(model.get("twin") or "")
+        for seed, record in enumerate(model.get("training") or []):
+            if not record:
+                continue
+            twin_records = (twin or {}).get("training") or []
+            twin_record = twin_records[seed] if seed < len(twin_records) else None
+            same = matched(record, twin_record)
+            rows.append([
+                model["name"], seed + 1, f"{record.get('checkpoint')} ({record.get('epoch')} of {record.get('epochs')})",
+                record.get("instances"), record.get("updates"), (record.get("vocabulary") or {}).get("tokens"),
+                "" if twin is None else ("yes" if same else "no" if same is False else "?"),
+            ])
+    header = ["Model", "Seed", "Declared epoch", "Instances", "Updates", "Vocabulary (tokens)", "Matched with twin"]
+    notes = ["From the training_record.json in each archive. A robust model is matched with its twin's archive of "
+             "the same seed when both made the same optimizer updates with the same vocabulary."]
+    return Table("training", "What each model's training did", header, rows, 3, None, notes)
+
+
 def drop_tests_table(results: dict) -> Table:
     rows = [
         [pair["model"], pair["set"], pair["reference"]] + _test_cells(pair["drop_test"])
@@ -348,6 +373,7 @@ def results_tables(results: dict) -> List[Table]:
         em_f1_table(results),
         robustness_table(results),
         seeds_table(results),
+        training_table(results),
         drop_tests_table(results),
         model_comparisons_table(results),
         _groups_table(results, "country", "f1_by_country", "F1 by country", with_range=True),
