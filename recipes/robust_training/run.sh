@@ -33,11 +33,10 @@ step_data() {
   for name in keyboard misspelling back_translation; do
     [ -f "$NOISY/train_$name.json" ] || allennlp noise "$SPLIT" "$NOISY/train_$name.json" --noise "$name" --workers "$WORKERS"
   done
-  local asr_fast='{"type": "asr", "synthesizers": [{"type": "flite", "voice": "kal16"}, {"type": "flite", "voice": "awb"}, {"type": "flite", "voice": "slt"}], "recognizer": {"type": "pocketsphinx", "preset": "fast"}}'
-  [ -f "$NOISY/train_asr.json" ] || allennlp noise "$SPLIT" "$NOISY/train_asr.json" --noise "$asr_fast" --workers "$WORKERS"
+  # ASR: flite kal16, awb, slt -> pocketsphinx `fast` (allennlp list-noise asr-fast-3voices)
+  [ -f "$NOISY/train_asr.json" ] || allennlp noise "$SPLIT" "$NOISY/train_asr.json" --noise asr-fast-3voices --workers "$WORKERS"
   # the spoken test set: XQuAD-en read by flite rms (a voice no training copy used), pocketsphinx default
-  local asr_rms='{"type": "asr", "synthesizer": {"type": "flite", "voice": "rms"}, "recognizer": {"type": "pocketsphinx"}}'
-  [ -f "$NOISY/xquad_asr_rms.json" ] || allennlp noise "$DATA/xquad/xquad.en.json" "$NOISY/xquad_asr_rms.json" --noise "$asr_rms" --workers "$WORKERS"
+  [ -f "$NOISY/xquad_asr_rms.json" ] || allennlp noise "$DATA/xquad/xquad.en.json" "$NOISY/xquad_asr_rms.json" --noise asr-heldout-voice --workers "$WORKERS"
 }
 
 epochs_done() {  # serialization folder -> number of finished epochs
@@ -53,6 +52,11 @@ train_one() {  # config name, seed: trains (or resumes) runs/robust_training/<na
   SEED=$seed OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 allennlp train "$RECIPE/$name.jsonnet" -s "$folder" "${mode[@]}" \
     >>"$OUT/logs/$1_s$2.log" 2>&1 || { echo "$name seed $seed failed: see $OUT/logs/$1_s$2.log"; return 1; }
   echo "$(date '+%F %T') $name seed $seed: done"
+  # seed 1 of each model goes into the models folder, under its model card's id
+  local card
+  case $name in bidaf_clean) card=bidaf-clean ;; bidaf_augmented) card=bidaf-robust ;;
+    minilm_clean) card=minilm-qa-clean ;; minilm_augmented) card=minilm-qa-robust ;; esac
+  if [ "$seed" = 1 ]; then allennlp models install "$card" --archive "$folder/model.tar.gz"; fi
 }
 
 step_train() {
