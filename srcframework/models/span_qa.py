@@ -4,11 +4,13 @@ import torch
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models import Model
 from allennlp.nn import InitializerApplicator, RegularizerApplicator
+from allennlp.nn.util import get_text_field_mask
 from allennlp.training.metrics import BooleanAccuracy, CategoricalAccuracy
 
 from srcframework.common.errors import InputError
 from srcframework.metrics.records import question_groups
 from srcframework.metrics.squad_em_f1 import SquadEmAndF1
+from srcframework.models import length_groups as groups_of
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.modules.span_heads.span_head import SpanHead
 
@@ -31,6 +33,16 @@ class SpanQA(Model):
         weights (BiDAF's setting).
     initializer : `InitializerApplicator`, optional
     regularizer : `RegularizerApplicator`, optional
+    group_by_length : `bool`, optional (default = `True`)
+        Run a batch whose contexts differ widely in length (one of 40,000 tokens among short ones)
+        as groups of similar length (`srcframework.models.length_groups`), so that a long context
+        costs time and memory for itself only, not for every row padded to it. The spans are the
+        same either way; `False` runs every batch padded as it is.
+    max_context_tokens : `int`, optional (default = `100000`)
+        The longest context, in tokens, that the model answers (about 500,000 characters of English;
+        BiDAF at the sizes of `training_configs/lib/bidaf.libsonnet` needs about 15 MB of memory a
+        thousand tokens, so about 1.5 GB at the cap). A longer one is an `InputError` naming its
+        question id and length, before any work on the batch; `null` for no cap.
     """
 
     def __init__(
@@ -41,9 +53,15 @@ class SpanQA(Model):
         question_encoder: Optional[FieldEncoder] = None,
         initializer: InitializerApplicator = InitializerApplicator(),
         regularizer: Optional[RegularizerApplicator] = None,
+        group_by_length: bool = True,
+        max_context_tokens: Optional[int] = 100000,
         **kwargs,
     ) -> None:
         super().__init__(vocab, regularizer, **kwargs)
+        if max_context_tokens is not None and max_context_tokens < 1:
+            raise InputError(f"span_qa: max_context_tokens must be at least 1 (or null), got {max_context_tokens}")
+        self.group_by_length = group_by_length
+        self.max_context_tokens = max_context_tokens
         self.context_encoder = context_encoder
         self.question_encoder = question_encoder
         self.span_head = span_head
@@ -68,12 +86,12 @@ class SpanQA(Model):
         span_end: Optional[torch.LongTensor] = None,
         metadata: Optional[List[Dict[str, Any]]] = None,
     ) -> Dict[str, torch.Tensor]:
-        context_encoded, context_mask = self.context_encoder(context)
-        question_encoder = self.question_encoder or self.context_encoder
-        question_encoded, question_mask = question_encoder(question)
         if span_start is not None:
             span_start, span_end = span_start.view(-1), span_end.view(-1)
-        output = self.span_head(context_encoded, context_mask, question_encoded, question_mask, span_start, span_end)
+        self._check_context_lengths(context, metadata)
+        output = self._grouped_spans(context, question, span_start, span_end)
+        if output is None:
+            output = self._spans(context, question, span_start, span_end)
         if "best_span" in output:
             self._decoded_batches += 1
         if "best_span" in output and span_start is not None:
@@ -100,6 +118,50 @@ class SpanQA(Model):
                 output["groups"].append(question_groups(meta))
                 self._squad(answer, meta.get("answers") or [])
         return output
+
+    def _check_context_lengths(self, context, metadata) -> None:
+        """An `InputError` naming the question when a context is longer than `max_context_tokens`."""
+        if self.max_context_tokens is None or not isinstance(context, dict):
+            return
+        lengths = get_text_field_mask(context).sum(-1)
+        longest = int(lengths.argmax())
+        if int(lengths[longest]) > self.max_context_tokens:
+            qid = (metadata[longest] or {}).get("id") if metadata else None
+            where = f"question id {qid!r}: " if qid is not None else ""
+            raise InputError(
+                f"{where}the context has {int(lengths[longest]):,} tokens, more than this model's max_context_tokens "
+                f"{self.max_context_tokens:,}; split the context, or raise max_context_tokens (about 15 MB of "
+                "memory a thousand tokens for BiDAF)"
+            )
+
+    def _spans(self, context, question, span_start, span_end) -> Dict[str, torch.Tensor]:
+        """The span head's outputs for the batch as it is."""
+        context_encoded, context_mask = self.context_encoder(context)
+        question_encoder = self.question_encoder or self.context_encoder
+        question_encoded, question_mask = question_encoder(question)
+        return self.span_head(context_encoded, context_mask, question_encoded, question_mask, span_start, span_end)
+
+    def _grouped_spans(self, context, question, span_start, span_end) -> Optional[Dict[str, torch.Tensor]]:
+        """The span head's outputs computed in groups of similar context length, or None where the
+        batch runs as it is (see `group_by_length`)."""
+        if not self.group_by_length or not isinstance(context, dict):
+            return None
+        mask = get_text_field_mask(context)
+        batch_size, width = mask.shape
+        lengths = mask.sum(-1).tolist()
+        if not groups_of.needs_groups(lengths) or not groups_of.can_trim(context, width):
+            return None
+        groups = groups_of.length_groups(lengths)
+        parts = []
+        for rows in groups:
+            index = torch.tensor(rows, dtype=torch.long, device=mask.device)
+            parts.append(self._spans(
+                groups_of.trim_rows(context, index, max(1, max(lengths[k] for k in rows))),
+                groups_of.select_rows(question, index, batch_size),
+                None if span_start is None else span_start.index_select(0, index),
+                None if span_end is None else span_end.index_select(0, index),
+            ))
+        return groups_of.merge_outputs(parts, groups, batch_size, width, ("span_start_logits", "span_end_logits"))
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         """Span accuracies and SQuAD EM/F1 (0-1) of the decoded batches; spans are decoded only

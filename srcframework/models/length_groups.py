@@ -1,0 +1,100 @@
+"""Running a batch whose contexts differ widely in length as groups of similar length.
+
+A batch is padded to its longest context, so one context of 40,000 tokens among 31 of 150 makes
+every row cost 40,000 LSTM steps and 40,000 positions of memory: 32 times the work of that
+context alone. `SpanQA` instead splits such a batch (`needs_groups`) into groups whose longest
+context is at most `RATIO` times their shortest (`length_groups`), trims each group's context
+tensors to its own longest context (`trim_rows`), runs them one after another, and puts the
+outputs back in batch order at the batch's width (`merge_outputs`). The cost is then about the sum
+of the contexts' lengths, and the memory that of the longest context alone, whatever the batch
+size. Every row is computed over its own tokens only in either case (masks, padded LSTMs), so the
+spans are the same.
+"""
+from typing import Any, Dict, List
+
+import torch
+
+LONG_CONTEXT = 1000  # tokens: a batch whose longest context is shorter runs as it is
+PADDING_WASTE = 2.0  # a batch is split when its padded size is more than this times its tokens
+RATIO = 2.0  # the longest context of a group is at most this times its shortest
+
+
+def needs_groups(lengths: List[int]) -> bool:
+    """Whether a batch with these context lengths is worth running in groups: its longest context
+    has at least `LONG_CONTEXT` tokens and padding would more than `PADDING_WASTE`-fold its work."""
+    if len(lengths) < 2 or max(lengths) < LONG_CONTEXT:
+        return False
+    return len(lengths) * max(lengths) > PADDING_WASTE * max(1, sum(lengths))
+
+
+def length_groups(lengths: List[int], ratio: float = RATIO) -> List[List[int]]:
+    """The batch rows in groups of similar context length (each group's longest at most `ratio`
+    times its shortest), shortest first; every row in exactly one group."""
+    groups: List[List[int]] = []
+    shortest = 0
+    for row in sorted(range(len(lengths)), key=lambda k: lengths[k]):
+        if not groups or lengths[row] > ratio * max(1, shortest):
+            groups.append([])
+            shortest = lengths[row]
+        groups[-1].append(row)
+    return groups
+
+
+def select_rows(value: Any, rows: torch.LongTensor, batch_size: int) -> Any:
+    """`value` (a tensor, or dicts, lists and tuples of them) with only the batch rows `rows` of
+    every tensor whose first dimension is the batch; anything else as it is."""
+    if isinstance(value, torch.Tensor):
+        return value.index_select(0, rows) if value.dim() > 0 and value.size(0) == batch_size else value
+    if isinstance(value, dict):
+        return {key: select_rows(item, rows, batch_size) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(select_rows(item, rows, batch_size) for item in value)
+    return value
+
+
+def can_trim(field_tensors: Dict[str, Dict[str, torch.Tensor]], width: int) -> bool:
+    """Whether every tensor of a text field is indexed by token position in its second dimension
+    (`B x width x ...`), so that a group can be cut to its own longest context. Indexers whose
+    tensors have another length (word pieces, for instance) cannot."""
+    tensors = [tensor for group in field_tensors.values() for tensor in group.values()]
+    return bool(tensors) and all(t.dim() >= 2 and t.size(1) == width for t in tensors)
+
+
+def trim_rows(field_tensors: Dict[str, Dict[str, torch.Tensor]], rows: torch.LongTensor, length: int):
+    """The text field's tensors of the batch rows `rows`, cut to the first `length` positions."""
+    return {
+        name: {key: tensor.index_select(0, rows)[:, :length] for key, tensor in group.items()}
+        for name, group in field_tensors.items()
+    }
+
+
+def merge_outputs(
+    parts: List[Dict[str, torch.Tensor]], groups: List[List[int]], batch_size: int, width: int, padded_keys
+) -> Dict[str, torch.Tensor]:
+    """The outputs of the groups in batch order. Keys in `padded_keys` (B x positions, such as the
+    span logits) are padded to `width` positions with the dtype's minimum, as masked positions
+    are; `loss` (a batch mean) is the mean of the groups' losses weighted by their sizes; any other
+    tensor with a row per batch row is put back row by row, and left out where the groups' shapes
+    differ."""
+    merged: Dict[str, torch.Tensor] = {}
+    for key in parts[0]:
+        values = [part[key] for part in parts]
+        if key == "loss":
+            merged[key] = sum(value * len(rows) for value, rows in zip(values, groups)) / batch_size
+            continue
+        first = values[0]
+        if not isinstance(first, torch.Tensor) or first.dim() == 0:
+            continue
+        if key in padded_keys:
+            shape = (batch_size, width, *first.shape[2:])
+            out = first.new_full(shape, torch.finfo(first.dtype).min if first.is_floating_point() else 0)
+            for value, rows in zip(values, groups):
+                out[rows, : value.size(1)] = value
+        elif all(value.shape[1:] == first.shape[1:] for value in values):
+            out = first.new_zeros((batch_size, *first.shape[1:]))
+            for value, rows in zip(values, groups):
+                out[rows] = value
+        else:
+            continue
+        merged[key] = out
+    return merged
