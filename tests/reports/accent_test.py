@@ -151,7 +151,7 @@ def test_records_from_predictions(tmp_path):
     [
         (predict_line("q1", "a", ["a"]) + "\n{not json\n", "line 2: not JSON"),
         ('{"id": "q1", "answers": ["a"]}\n', r"line 1: missing key\(s\) \['best_span_str'\]"),
-        ("[1, 2]\n", "line 1: expected a JSON object"),
+        ("[1, 2]\n", r"the file is one JSON list \(of 2 int items\), not JSON lines"),
         (predict_line("q1", "a", []), "line 1: answers must be a non-empty list"),
         (predict_line("q1", "a", ["a"], groups="US"), "line 1: groups must be an object"),
         ("\n\n", "no predictions"),
