@@ -12,7 +12,7 @@ BENCH_SITE := $(VENV)/bench-site
 # srcframework goes into AllenNLP's global plugins file (~/.allennlp/plugins) on every
 # `make install` (idempotent), so its subcommands work in any folder
 install: $(STAMP)
-	@$(PY) scripts/register_allennlp_plugin.py srcframework
+	@$(PY) scripts/register_allennlp_plugin.py srcframework.allennlp_plugin
 
 PLUGIN_FILES := $(wildcard plugins/srcframework-phonetic/setup.py plugins/srcframework-phonetic/srcframework_phonetic/*.py)
 

@@ -1,23 +1,10 @@
 """srcframework: question answering when the question does not arrive as clean text.
 
 Importing the package registers its AllenNLP components (readers, encoders, span heads, models,
-predictors, metrics, subcommands) and applies `srcframework.compat`.
+predictors, metrics, callbacks, subcommands) and does nothing else: no patch of AllenNLP, no
+environment variable, no exception hook, no third-party plugin. The `allennlp` command line gets
+those from `srcframework.allennlp_plugin`, the module its plugins file names.
 """
-from srcframework import compat
-
-compat.apply()
-
-from srcframework import config_defaults  # noqa: E402
-
-config_defaults.export()
-
-from srcframework import commands, data, metrics, models, modules, noise, predictors, reports, speech, training  # noqa: E402,F401
+from srcframework import commands, data, metrics, models, modules, noise, predictors, reports, speech, training  # noqa: F401
 
 __version__ = "0.1.0"
-
-# third-party packages that declare the "srcframework" entry point add their components here; a
-# plugin that cannot be used as installed (a name clash) stops every command but `list-plugins`,
-# which reports it
-from srcframework.plugins.manager import load_plugins  # noqa: E402
-
-load_plugins(strict=commands.cli_errors.running_subcommand() != "list-plugins")

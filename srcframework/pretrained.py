@@ -30,6 +30,7 @@ from allennlp.common import Params
 from allennlp.common.file_utils import cached_path
 from allennlp.common.model_card import ModelCard, ModelUsage
 
+from srcframework import compat
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import atomic_output
 
@@ -215,6 +216,8 @@ def load_archive(model_id: str, cuda_device: int = -1, overrides=None):
     """AllenNLP's `load_archive` of `model_id`'s archive (`archive_path`), with the card's overrides
     under `overrides`."""
     from allennlp.models.archival import load_archive as load
+
+    compat.apply()  # safe extraction of the archive
 
     card = model_card(model_id)
     merged = dict(card.model_usage.overrides or {})

@@ -10,6 +10,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "srcframework"
 
 # the layer of each top-level subpackage or module of srcframework
 LAYERS = {
+    "allennlp_plugin": 6,
     "commands": 6,
     "studies": 5,
     "jobs": 4,

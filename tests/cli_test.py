@@ -24,16 +24,16 @@ def test_train_evaluate_predict_squad_eval(tmp_path):
     archive = run_dir / "model.tar.gz"
     assert archive.exists()
     data = str(FIXTURES / "squad_tiny.json")
-    # elsewhere, --include-package srcframework does
+    # elsewhere, --include-package srcframework.allennlp_plugin does
     metrics_file = tmp_path / "metrics.json"
     allennlp("evaluate", str(archive), data, "--output-file", str(metrics_file),
-             "--include-package", "srcframework", cwd=tmp_path)
+             "--include-package", "srcframework.allennlp_plugin", cwd=tmp_path)
     metrics = json.loads(metrics_file.read_text())
     official = tmp_path / "predictions.json"
     allennlp("predict", str(archive), data, "--use-dataset-reader", "--predictor", "span_qa", "--silent",
              "--output-file", str(tmp_path / "predictions.jsonl"),
              "--predictor-args", json.dumps({"official_predictions_file": str(official)}),
-             "--include-package", "srcframework", cwd=tmp_path)
+             "--include-package", "srcframework.allennlp_plugin", cwd=tmp_path)
     predictions = json.loads(official.read_text())
     assert len(predictions) == 9
     lines = [json.loads(l) for l in (tmp_path / "predictions.jsonl").read_text().splitlines()]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-import srcframework  # noqa: F401  (registers the components)
+import srcframework.allennlp_plugin  # noqa: F401  (registers the components, as the allennlp command line does)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

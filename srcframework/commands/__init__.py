@@ -1,12 +1,6 @@
-# first, so that an error raised while the other commands import is already one line
-from srcframework.commands import cli_errors
-
-cli_errors.install()
-
-from srcframework.commands import allennlp_outputs  # noqa: E402
-
-allennlp_outputs.install()
-
+# the one-line error handler and the output-path checks are installed by
+# srcframework.allennlp_plugin, not on import
+from srcframework.commands import allennlp_outputs, cli_errors  # noqa: F401
 from srcframework.commands.accent_report import AccentReport  # noqa: E402
 from srcframework.commands.cascade import Cascade  # noqa: E402
 from srcframework.commands.compare import Compare  # noqa: E402

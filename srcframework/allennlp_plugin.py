@@ -1,0 +1,36 @@
+"""The module that AllenNLP's plugin mechanism imports (`.allennlp_plugins`, `~/.allennlp/plugins`
+or `--include-package srcframework.allennlp_plugin`): it turns an `allennlp` process into an
+srcframework one. `import srcframework` alone only registers components; this module also
+
+- adapts AllenNLP 2.10.1 to today's torch and extracts archives safely (`srcframework.compat`);
+- sets the configs' external variables that are unset to their defaults (`config_defaults`);
+- in the `allennlp` command line, installs the one-line error handler (`commands.cli_errors`);
+- makes `evaluate` and `predict` check their output paths before any work
+  (`commands.allennlp_outputs`);
+- loads third-party plugins (the `srcframework` entry point); a plugin that cannot be used as
+  installed (a name clash) stops every command but `list-plugins`, which reports it.
+
+A library user who wants the same in a Python program calls `activate()`.
+"""
+import srcframework  # noqa: F401  (registers the components)
+from srcframework import compat, config_defaults
+from srcframework.commands import allennlp_outputs, cli_errors
+from srcframework.plugins.manager import load_plugins
+
+_ACTIVE = False
+
+
+def activate() -> None:
+    """Everything above, once per process."""
+    global _ACTIVE
+    if _ACTIVE:
+        return
+    cli_errors.install()
+    compat.apply()
+    config_defaults.export()
+    allennlp_outputs.install()
+    _ACTIVE = True
+    load_plugins(strict=cli_errors.running_subcommand() != "list-plugins")
+
+
+activate()
