@@ -3,9 +3,9 @@ Output rules for AllenNLP's own `evaluate` and `predict`, the same as srcframewo
 follow: output paths are checked before any work, and a predictor's end-of-run file is written
 only when the run ends without an error.
 
-`install()` (called on import of `srcframework.commands`, so in every process that imports
-srcframework, the `allennlp` command line and library callers alike) wraps three AllenNLP
-functions, once:
+`install()` (called by `srcframework.allennlp_plugin.activate()`, so in every `allennlp` process and
+in a program that runs AllenNLP's commands as library calls, which imports AllenNLP's plugins or
+calls `activate()`) wraps three AllenNLP functions, once:
 
 - `allennlp.commands.evaluate.evaluate_from_archive`: `--output-file` and
   `--predictions-output-file` (each path of a comma-separated list, unless `--auto-names` names
