@@ -8,13 +8,16 @@ srcframework one. `import srcframework` alone only registers components; this mo
 - makes `evaluate` and `predict` check their output paths before any work
   (`commands.allennlp_outputs`);
 - loads third-party plugins (the `srcframework` entry point); a plugin that cannot be used as
-  installed (a name clash) stops every command but `list-plugins`, which reports it.
+  installed (a name clash) stops every command but `list-plugins`, which reports it;
+- has every spawned worker process (`common.worker_pool`) apply the patches and load the plugins
+  too.
 
 A library user who wants the same in a Python program calls `activate()`.
 """
 import srcframework  # noqa: F401  (registers the components)
 from srcframework import compat, config_defaults
 from srcframework.commands import allennlp_outputs, cli_errors
+from srcframework.common.worker_pool import on_worker_start
 from srcframework.plugins.manager import load_plugins
 
 _ACTIVE = False
@@ -29,6 +32,9 @@ def activate() -> None:
     compat.apply()
     config_defaults.export()
     allennlp_outputs.install()
+    # spawned workers (noise, synthesis, transcription, study pairs) start bare: they redo these
+    on_worker_start(compat.apply)
+    on_worker_start(load_plugins)
     _ACTIVE = True
     load_plugins(strict=cli_errors.running_subcommand() != "list-plugins")
 

@@ -1,6 +1,24 @@
 import contextlib
 import multiprocessing
-from typing import Callable, Iterable, Iterator, Optional, Sequence
+from typing import Callable, Iterable, Iterator, List, Optional, Sequence
+
+# module-level functions that every spawned worker runs first: a spawned process starts from a bare
+# interpreter, so what the parent set up beyond importing (AllenNLP's patches, third-party
+# plugins' components) is set up again there; `srcframework.allennlp_plugin` adds them
+WORKER_SETUP: List[Callable[[], object]] = []
+
+
+def on_worker_start(function: Callable[[], object]) -> None:
+    """Adds a module-level function without arguments to what every spawned worker runs first."""
+    if function not in WORKER_SETUP:
+        WORKER_SETUP.append(function)
+
+
+def _start_worker(setup: List[Callable[[], object]], initializer: Optional[Callable], initargs: tuple) -> None:
+    for function in setup:
+        function()
+    if initializer is not None:
+        initializer(*initargs)
 
 
 @contextlib.contextmanager
@@ -25,13 +43,16 @@ def worker_results(
     workers : `int`
     ordered : `bool`, optional (default = `False`)
     initializer : `Callable`, optional
-        Run once in each worker (or once here, when there is no pool and there are tasks).
+        Run once in each worker, after `WORKER_SETUP` (or once here, when there is no pool and
+        there are tasks).
     initargs : `tuple`, optional
     """
     pool = None
     try:
         if workers > 1 and len(tasks) > 1:
-            pool = multiprocessing.get_context("spawn").Pool(min(workers, len(tasks)), initializer, initargs)
+            pool = multiprocessing.get_context("spawn").Pool(
+                min(workers, len(tasks)), _start_worker, (list(WORKER_SETUP), initializer, initargs)
+            )
             yield pool.imap(function, tasks) if ordered else pool.imap_unordered(function, tasks)
         else:
             if initializer is not None and tasks:

@@ -32,7 +32,6 @@ import gc
 import hashlib
 import json
 import logging
-import multiprocessing
 import os
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple
@@ -47,6 +46,7 @@ from srcframework.jobs.challenge_set import config_key, make_challenge_set
 from srcframework.studies.analysis import AnalysisOptions, add_analysis
 from srcframework.studies.contexts import question_contexts
 from srcframework.studies.question_scores import PairScores, combine_seeds, load_pair_scores
+from srcframework.common.worker_pool import worker_results
 from srcframework.studies.seeds import mean_report, seed_figures
 from srcframework.studies.training_records import read_training_record
 from srcframework.studies.study import Study, StudyError, TestSetSpec
@@ -443,17 +443,12 @@ def _run_jobs(jobs: List[dict], workers: int, progress: bool) -> None:
     if not jobs:
         return
     bar = tqdm(total=len(jobs), desc="pairs", unit="pair", disable=not progress)
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    # in this process (no thread change) with one worker; else a pool of spawned workers
+    initializer = _init_worker if workers > 1 and len(jobs) > 1 else None
     try:
-        if workers > 1 and len(jobs) > 1:
-            context = multiprocessing.get_context("spawn")
-            threads = max(1, (os.cpu_count() or 1) // workers)
-            with context.Pool(min(workers, len(jobs)), initializer=_init_worker, initargs=(threads,)) as pool:
-                for result in pool.imap_unordered(evaluate_pair, jobs):
-                    bar.set_postfix_str(f"{result['model']} x {result['set']}: F1 {result['f1']:.1f}")
-                    bar.update(1)
-        else:
-            for job in jobs:
-                result = evaluate_pair(job)
+        with worker_results(evaluate_pair, jobs, workers, initializer=initializer, initargs=(threads,)) as results:
+            for result in results:
                 bar.set_postfix_str(f"{result['model']} x {result['set']}: F1 {result['f1']:.1f}")
                 bar.update(1)
     finally:

@@ -54,3 +54,32 @@ def test_no_tasks_no_initializer():
     with worker_results(_square_with_pid, [], workers=4, initializer=_remember, initargs=("x",)) as results:
         assert list(results) == []
     assert _STATE == {}
+
+
+def _mark_worker() -> None:
+    os.environ["SRCFRAMEWORK_TEST_WORKER_SETUP"] = "ran"
+
+
+def _read_mark(_task) -> str:
+    return os.environ.get("SRCFRAMEWORK_TEST_WORKER_SETUP", "")
+
+
+def test_spawned_workers_run_the_setup_functions_first(monkeypatch):
+    from srcframework.common import worker_pool
+
+    monkeypatch.setattr(worker_pool, "WORKER_SETUP", [])
+    worker_pool.on_worker_start(_mark_worker)
+    worker_pool.on_worker_start(_mark_worker)  # once only
+    assert worker_pool.WORKER_SETUP == [_mark_worker]
+    monkeypatch.delenv("SRCFRAMEWORK_TEST_WORKER_SETUP", raising=False)
+    with worker_pool.worker_results(_read_mark, [1, 2, 3], workers=2) as results:
+        assert list(results) == ["ran"] * 3
+
+
+def test_the_allennlp_plugin_module_sets_up_workers():
+    import srcframework.allennlp_plugin  # noqa: F401
+    from srcframework import compat
+    from srcframework.common.worker_pool import WORKER_SETUP
+    from srcframework.plugins.manager import load_plugins
+
+    assert compat.apply in WORKER_SETUP and load_plugins in WORKER_SETUP
