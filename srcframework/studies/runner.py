@@ -29,10 +29,12 @@ leaves complete pairs and nothing half-written that a rerun would trust.
 """
 import copy
 import gc
+import glob
 import hashlib
 import json
 import logging
 import os
+import tarfile
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -90,7 +92,21 @@ def referenced_paths(params: Any) -> List[str]:
             found.update(referenced_paths(value))
     elif isinstance(params, str) and params and os.path.exists(params):
         found.add(params)
+    elif isinstance(params, str) and "{split}" in params:  # a per-split file pattern: every match
+        found.update(glob.glob(glob.escape(params).replace(glob.escape("{split}"), "*")))
     return sorted(found)
+
+
+def archive_reader(archive: str) -> Any:
+    """The dataset reader that predicting with an archive uses (its config's
+    `validation_dataset_reader`, else `dataset_reader`), or None where it cannot be read."""
+    try:
+        with tarfile.open(archive) as tar:
+            member = next((m for m in tar.getmembers() if m.name.lstrip("./") == "config.json"), None)
+            config = json.load(tar.extractfile(member)) if member is not None else {}
+    except (OSError, tarfile.TarError, ValueError):
+        return None
+    return config.get("validation_dataset_reader") or config.get("dataset_reader")
 
 
 class Fingerprints:
@@ -133,7 +149,10 @@ def pair_key(study: Study, model: str, test_set: str, out_dir: str, fingerprints
         data = fingerprints(spec.data)
         if spec.input == "audio" and os.path.isfile(spec.data):  # e.g. fid2qid_dev.csv, with wavs/ beside it
             data += " " + fingerprints(os.path.dirname(os.path.abspath(spec.data)))
-    reader_files = {path: fingerprints(path) for path in referenced_paths(spec.dataset_reader)}
+    # the files the set's reader names, or where it gives none the archive's reader (a squad_file,
+    # say): a change in them is a change in the questions read
+    reader = spec.dataset_reader if spec.dataset_reader is not None else archive_reader(archive)
+    reader_files = {path: fingerprints(path) for path in referenced_paths(reader)}
     payload = {
         "format": SCORES_FORMAT,
         "archive": fingerprints(archive),
@@ -338,7 +357,10 @@ def ensure_set(study: Study, name: str, out_dir: str, fingerprints: Fingerprints
     if spec.noise is None:
         check_originals(study, name)
         return spec.data
-    path, _ = generated_set_path(out_dir, spec, fingerprints)
+    path, key = generated_set_path(out_dir, spec, fingerprints)
+    if os.path.isfile(path) and recorded_key(path) != key:
+        logger.warning("%s was made from other inputs than test set %s names now: generating it again", path, name)
+        os.remove(path)
     if not os.path.isfile(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with FileLock(path + ".lock"):
@@ -347,6 +369,15 @@ def ensure_set(study: Study, name: str, out_dir: str, fingerprints: Fingerprints
                 make_challenge_set(spec.original, path, spec.noise, seed=spec.seed, workers=workers, progress=progress)
         _remove_lock(path + ".lock")
     return path
+
+
+def recorded_key(path: str) -> Optional[str]:
+    """The key a generated set records (`noise.key`), or None where it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return (json.load(handle).get("noise") or {}).get("key")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _remove_lock(path: str) -> None:

@@ -462,3 +462,42 @@ def test_a_model_with_several_archives_runs_each_and_shows_each_seed(tiny_archiv
     second.unlink()
     with pytest.raises(StudyError, match=r"seeds.json: models.robust.archives\[1\]: not found"):
         run_study(study_from_dict(raw, "seeds.json", require_files=False), str(out_dir), progress=False)
+
+
+def test_the_key_covers_the_files_the_archives_own_reader_names(tmp_path):
+    """A test set without a dataset_reader is read with the archive's reader: a file that reader
+    names (a squad_file, or a {split} pattern) changing makes the pairs stale."""
+    import tarfile
+
+    squad = tmp_path / "squad_dev.json"
+    squad.write_text("{}")
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"dataset_reader": {"type": "squad_src", "squad_file": str(tmp_path / "squad_{split}.json")}}))
+    archive = tmp_path / "model.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(config, "config.json")
+    study = study_from_dict({
+        "models": {"m": {"archive": str(archive)}},
+        "test_sets": {"clean": {"data": TINY, "interface": "clean", "kind": "natural"}},
+    })
+    key = runner.pair_key(study, "m", "clean", str(tmp_path / "out"), runner.Fingerprints())
+    squad.write_text('{"data": []}')
+    assert runner.pair_key(study, "m", "clean", str(tmp_path / "out"), runner.Fingerprints()) != key
+    assert referenced_paths({"squad_file": str(tmp_path / "squad_{split}.json")}) == [str(squad)]
+
+
+def test_a_generated_set_that_records_another_key_is_made_again(tiny_archive, tmp_path):
+    raw = {
+        "models": {"tiny": {"archive": str(tiny_archive)}},
+        "test_sets": {"keyboard": {"original": TINY, "noise": {"type": "keyboard"}, "interface": "keyboard", "kind": "synthetic"}},
+    }
+    study = study_from_dict(raw, "study")
+    out_dir = tmp_path / "out"
+    fingerprints = runner.Fingerprints()
+    path = runner.ensure_set(study, "keyboard", str(out_dir), fingerprints, workers=1, progress=False)
+    made = json.loads(Path(path).read_text())
+    made["noise"]["key"] = "another"
+    made["data"][0]["paragraphs"][0]["qas"][0]["question"] = "planted"
+    Path(path).write_text(json.dumps(made))
+    again = runner.ensure_set(study, "keyboard", str(out_dir), fingerprints, workers=1, progress=False)
+    assert again == path and "planted" not in Path(path).read_text()
