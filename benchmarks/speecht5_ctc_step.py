@@ -1,4 +1,4 @@
-"""Training-step time of the small CTC SpeechT5 (training_configs/speecht5_ctc_pretrain.jsonnet) on
+"""Training-step time of the small CTC SpeechT5 (recipes/e2e_cpu/speecht5_ctc_pretrain.jsonnet) on
 synthesized spoken questions, and the epoch time it projects.
 
 The first `--questions` questions of a SQuAD file are read aloud by the pretraining voices (flite
@@ -55,7 +55,7 @@ def read_batches(src: str, reader_params: dict, batch_size: int, count: int):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", default=str(ROOT / "training_configs" / "speecht5_ctc_pretrain.jsonnet"))
+    parser.add_argument("--config", default=str(ROOT / "recipes" / "e2e_cpu" / "speecht5_ctc_pretrain.jsonnet"))
     parser.add_argument("--squad", default=str(DATA / "squad" / "dev-v1.1.json"))
     parser.add_argument("--src", default=None,
                         help="a SQuAD-SRC-layout folder to synthesize into and keep (a rerun reuses its WAVs) or to read as it is")

@@ -25,7 +25,7 @@ DEFAULTS = {
     # SQuAD-SRC: the id maps ship in the shared data folder; put the audio in wavs/ beside them
     "SRC_TRAIN": "../shared/data/squad_src/fid2qid_train.csv",
     "SRC_DEV": "../shared/data/squad_src/fid2qid_dev.csv",
-    # held-out articles of the SQuAD-SRC training map (scripts/split_spoken_ids.py): e2e validation
+    # held-out articles of the SQuAD-SRC training map (recipes/e2e_cpu/split_spoken_ids.py): e2e validation
     "SRC_HELDOUT": "runs/squad_src/fid2qid_heldout.csv",
     "SRC_SQUAD_FILE": "../shared/data/squad/{split}-v1.1.json",
     "SPEECHT5": "microsoft/speecht5_asr",
@@ -40,7 +40,7 @@ DEFAULTS = {
     "NOISY_TRAIN": "runs/noisy",
     # training on ASR transcripts (files from `allennlp transcribe` or `allennlp noise --noise asr`)
     "ASR_TRAIN": "runs/noisy/train_asr.json",
-    # comparison studies (training_configs/studies/): archives and sets, relative to the repository
+    # comparison studies (recipes/*/study.jsonnet): archives and sets, relative to the repository
     "BIDAF_ARCHIVE": "runs/bidaf_cpu_scale/model.tar.gz",
     "TRANSFORMER_ARCHIVE": "",
     "STUDY_WITH_ASR": "0",

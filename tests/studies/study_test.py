@@ -132,7 +132,7 @@ def test_noiseqa_xquad_study_names_existing_files():
     shared_file("noiseqa/synthetic/xquad-asr-synthetic.json")
     shared_file("xquad/xquad.en.json")
     variables = {"BIDAF_ARCHIVE": TINY, "TRANSFORMER_ARCHIVE": "", "STUDY_WITH_ASR": "0"}
-    study = load_study(str(ROOT / "training_configs/studies/noiseqa_xquad.jsonnet"), ext_vars=variables)
+    study = load_study(str(ROOT / "recipes/noiseqa_xquad/study.jsonnet"), ext_vars=variables)
     assert list(study.models) == ["bidaf"]
     assert list(study.test_sets) == [
         "clean", "noiseqa_asr", "noiseqa_keyboard", "noiseqa_translation", "ours_back_translation", "ours_keyboard",
@@ -140,7 +140,7 @@ def test_noiseqa_xquad_study_names_existing_files():
     assert all(study.reference_of(name) == "clean" for name in list(study.test_sets)[1:])
     assert study.test_sets["ours_back_translation"].noise == {"type": "back_translation"}
     with_all = dict(variables, TRANSFORMER_ARCHIVE=TINY, STUDY_WITH_ASR="1")
-    study = load_study(str(ROOT / "training_configs/studies/noiseqa_xquad.jsonnet"), ext_vars=with_all)
+    study = load_study(str(ROOT / "recipes/noiseqa_xquad/study.jsonnet"), ext_vars=with_all)
     assert list(study.models) == ["bidaf", "transformer"] and study.test_sets["ours_asr"].noise["type"] == "asr"
     assert len(study.pairs) == 14
 
@@ -148,7 +148,7 @@ def test_noiseqa_xquad_study_names_existing_files():
 def test_squad_src_study_pairs_cascaded_and_end_to_end():
     variables = {"TEXT_ARCHIVE": "t.tar.gz", "E2E_ARCHIVE": "e.tar.gz", "SRC_DEV": "src/fid2qid_dev.csv",
                  "SRC_TRANSCRIPTS": "transcripts.json"}
-    study = load_study(str(ROOT / "training_configs/studies/squad_src.jsonnet"), ext_vars=variables, require_files=False)
+    study = load_study(str(ROOT / "recipes/squad_src_paper/study.jsonnet"), ext_vars=variables, require_files=False)
     assert list(study.models) == ["text", "e2e"]
     assert study.pairs == [("text", "clean"), ("text", "cascaded"), ("e2e", "spoken")]
     assert study.test_sets["cascaded"].reference == "clean"

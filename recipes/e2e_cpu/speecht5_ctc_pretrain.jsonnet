@@ -1,4 +1,4 @@
-// Pretrains the small SpeechT5 speech encoder of lib/speecht5_ctc.libsonnet from scratch with CTC
+// Pretrains the small SpeechT5 speech encoder of training_configs/lib/speecht5_ctc.libsonnet from scratch with CTC
 // over characters, on the CPU-scale training split (SQuAD v1.1 dev minus the XQuAD paragraphs)
 // read aloud by three flite voices (kal16, awb, slt). The split's last two articles (Force,
 // French_and_Indian_War: 341 questions, 1,023 utterances) are held out for validation (CTC loss
@@ -11,16 +11,16 @@
 //     allennlp synthesize-speech runs/data/squad_dev_minus_xquad.json runs/spoken_ctc/train3 \
 //         --voices flite:$voice --split ${voice//[0-9]/} --workers 2
 //   done
-//   python scripts/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
+//   python recipes/e2e_cpu/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
 //       --squad-file runs/data/squad_dev_minus_xquad.json --held-out-articles 2 \
 //       --train runs/spoken_ctc/train3/fid2qid_train.csv --held-out runs/spoken_ctc/train3/fid2qid_heldout.csv
-//   allennlp train training_configs/speecht5_ctc_pretrain.jsonnet -s runs/speecht5_ctc
+//   allennlp train recipes/e2e_cpu/speecht5_ctc_pretrain.jsonnet -s runs/speecht5_ctc
 // The readers take the questions from the split file itself, so a question one voice said
 // nothing for (left out of that voice's fid2qid) does not matter. The training lines are shuffled
 // (by the script) because the data is read lazily, 1,600 utterances at a time: in file order,
 // whole chunks would be one voice. Other folders:
 // -o '{"train_data_path": ..., "validation_data_path": ...}'.
-local ctc = import 'lib/speecht5_ctc.libsonnet';
+local ctc = import '../../training_configs/lib/speecht5_ctc.libsonnet';
 
 {
   dataset_reader: ctc.reader('runs/data/squad_dev_minus_xquad.json'),

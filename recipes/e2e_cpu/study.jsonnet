@@ -1,11 +1,11 @@
 // End to end against cascades on spoken XQuAD-en (1,190 questions), everything trained on this
-// machine's CPUs (README, "End to end on a CPU"):
-// - e2e:          the `span_qa` model of training_configs/e2e_speecht5_ctc.jsonnet (the small
+// machine's CPUs (recipes/e2e_cpu/README.md):
+// - e2e:          the `span_qa` model of recipes/e2e_cpu/e2e_speecht5_ctc.jsonnet (the small
 //                 SpeechT5 pretrained here with CTC, frozen, + BiDAF context encoder) on the audio;
 // - cascade A:    pocketsphinx transcripts (its `fast` preset, the one the ASR training noise
 //                 used) of the same audio, answered by the text BiDAF (BIDAF_ARCHIVE: give the
-//                 one the e2e model's context side started from, the last epoch of
-//                 bidaf_cpu_scale_long);
+//                 one the e2e model's context side started from; run.sh gives
+//                 E2E_TEXT_INIT_RUN/model.tar.gz, the robust-training recipe's clean BiDAF);
 // - cascade B:    the speecht5_ctc recognizer's transcripts (the same small SpeechT5 and its CTC
 //                 layer, greedy decoding), answered by the same BiDAF;
 // - floor:        the same BiDAF on question-blind XQuAD (the `blank` noise source: every
@@ -13,24 +13,14 @@
 //                 context alone; the study generates it;
 // - ceiling:      the same BiDAF on the typed questions.
 // Two voice groups: `seen` (flite kal16, awb and slt, the pretraining voices, dealt over the
-// questions) and `rms` (flite rms, a voice no training used). From the repository root, after
-// the pretraining and the e2e training (their config headers give the commands):
-//   allennlp synthesize-speech ../shared/data/xquad/xquad.en.json runs/spoken_ctc/xquad3 \
-//       --voices flite:kal16,flite:awb,flite:slt --workers 2
-//   allennlp synthesize-speech ../shared/data/xquad/xquad.en.json runs/spoken_ctc/xquad_rms \
-//       --voices flite:rms --workers 2
-//   for voices in xquad3 xquad_rms; do
-//     allennlp transcribe runs/spoken_ctc/$voices runs/spoken_ctc/$voices/transcripts_pocketsphinx.json \
-//         --recognizer '{"type": "pocketsphinx", "preset": "fast"}' --workers 2
-//     allennlp transcribe runs/spoken_ctc/$voices runs/spoken_ctc/$voices/transcripts_speecht5_ctc.json \
-//         --recognizer '{"type": "speecht5_ctc", "model_name": "runs/speecht5_ctc/speecht5_ctc"}'
-//   done
-//   python scripts/archive_checkpoint.py runs/bidaf_cpu_scale_long --epoch 8 --output runs/bidaf_cpu_scale_long/epoch8.tar.gz
-//   BIDAF_ARCHIVE=runs/bidaf_cpu_scale_long/epoch8.tar.gz \
-//     allennlp compare training_configs/studies/e2e_vs_cascade.jsonnet -o runs/studies/e2e_vs_cascade
+// questions) and `rms` (flite rms, a voice no training used). recipes/e2e_cpu/run.sh makes the
+// spoken folders, the transcripts and the archives, then runs
+//   BIDAF_ARCHIVE=runs/robust_training/bidaf_clean_s1/model.tar.gz \
+//     allennlp compare recipes/e2e_cpu/study.jsonnet -o runs/e2e_cpu/study
 // Variables: BIDAF_ARCHIVE (runs/bidaf_cpu_scale/model.tar.gz), SHARED_DATA (../shared/data).
-// The e2e archive and the spoken folders are the paths above.
-local e2e = import '../lib/e2e.libsonnet';
+// The e2e archive (runs/e2e_speecht5_ctc/model.tar.gz) and the spoken folders
+// (runs/spoken_ctc/xquad3, runs/spoken_ctc/xquad_rms) are fixed paths.
+local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
 local spoken = 'runs/spoken_ctc/';

@@ -8,15 +8,15 @@ from srcframework.config_defaults import DEFAULTS
 from srcframework.studies.study import load_study
 from tests.conftest import ROOT
 
-CONFIGS = ROOT / "training_configs"
+RECIPE = ROOT / "recipes" / "e2e_cpu"
 
 
 def evaluate(name: str, **overrides) -> dict:
-    return json.loads(_jsonnet.evaluate_file(str(CONFIGS / name), ext_vars=dict(DEFAULTS, **overrides)))
+    return json.loads(_jsonnet.evaluate_file(str(RECIPE / name), ext_vars=dict(DEFAULTS, **overrides)))
 
 
 def test_study_parses_with_both_voice_groups_floor_and_ceiling():
-    study = load_study(str(CONFIGS / "studies/e2e_vs_cascade.jsonnet"), ext_vars=dict(DEFAULTS), require_files=False)
+    study = load_study(str(RECIPE / "study.jsonnet"), ext_vars=dict(DEFAULTS), require_files=False)
     assert list(study.models) == ["bidaf", "e2e"]
     assert study.models["e2e"].input == "audio" and study.models["bidaf"].input == "text"
     groups = ("seen", "rms")

@@ -3,10 +3,10 @@
 // and must rise well above its start. With a tiny random SpeechT5 (tests/tiny_models.py):
 //   python tests/tiny_models.py speecht5 runs/tiny_speecht5
 //   SPEECHT5=runs/tiny_speecht5 SRC_TRAIN=runs/src300/fid2qid_dev.csv \
-//     allennlp train training_configs/e2e_speecht5_overfit.jsonnet -s runs/e2e_overfit
+//     allennlp train recipes/squad_src_paper/e2e_speecht5_overfit.jsonnet -s runs/e2e_overfit
 local e2e = import 'e2e_speecht5.jsonnet';
-local lib = import 'lib/e2e.libsonnet';
-local bidaf = import 'lib/bidaf.libsonnet';
+local lib = import '../../training_configs/lib/e2e.libsonnet';
+local bidaf = import '../../training_configs/lib/bidaf.libsonnet';
 
 e2e + {
   dataset_reader: e2e.validation_dataset_reader,

@@ -1,7 +1,7 @@
 // NoiseQA protocol (Ravichander et al. 2021, Table 4) on the 1,190 XQuAD-en questions: each model
 // on the clean questions, on NoiseQA's synthetic challenge sets and on sets that our own noise
 // sources generate from the clean file (cached under OUT_DIR/sets). Run from the repository root:
-//   allennlp compare training_configs/studies/noiseqa_xquad.jsonnet -o runs/studies/noiseqa_xquad
+//   allennlp compare recipes/noiseqa_xquad/study.jsonnet -o runs/noiseqa_xquad/study
 // (--bootstrap 1000 --permutations 10000 --seed 0 --examples 5 are the defaults of the intervals,
 // paired tests and example flips; they are computed from the cached predictions, so changing them
 // reruns no pair. The bootstrap resamples XQuAD's 240 paragraphs, each with all its questions.)

@@ -5,7 +5,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-SPEC = importlib.util.spec_from_file_location("split_spoken_ids", ROOT / "scripts" / "split_spoken_ids.py")
+SPEC = importlib.util.spec_from_file_location("split_spoken_ids", ROOT / "recipes" / "e2e_cpu" / "split_spoken_ids.py")
 SCRIPT = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(SCRIPT)
 

@@ -2,9 +2,9 @@
 // convolutional feature encoder stays frozen): every weight starts from the frozen-encoder run's
 // last epoch (E2E_FROZEN_RUN, epoch E2E_FROZEN_EPOCH), at half its learning rate. From the
 // repository root, after that run:
-//   allennlp train training_configs/e2e_speecht5_ctc_finetune.jsonnet -s runs/e2e_speecht5_ctc_finetune
+//   allennlp train recipes/e2e_cpu/e2e_speecht5_ctc_finetune.jsonnet -s runs/e2e_speecht5_ctc_finetune
 local frozen = import 'e2e_speecht5_ctc.jsonnet';
-local bidaf = import 'lib/bidaf.libsonnet';
+local bidaf = import '../../training_configs/lib/bidaf.libsonnet';
 local run = std.extVar('E2E_FROZEN_RUN');
 
 frozen + {

@@ -1,10 +1,10 @@
 // Text-question twin of e2e_speecht5.jsonnet (SQuAD-SRC Table 5): the question is the reference
 // TEXT, encoded by SpeechT5's text encoder; context encoder, span head and training are unchanged.
-//   allennlp train training_configs/e2e_speecht5_text.jsonnet -s runs/e2e_speecht5_text
+//   allennlp train recipes/squad_src_paper/e2e_speecht5_text.jsonnet -s runs/e2e_speecht5_text
 // extVars: SQUAD_TRAIN (a SQuAD JSON file; its held-out articles validate), SPEECHT5 (as in
 // e2e_speecht5.jsonnet).
 local e2e = import 'e2e_speecht5.jsonnet';
-local bidaf = import 'lib/bidaf.libsonnet';
+local bidaf = import '../../training_configs/lib/bidaf.libsonnet';
 local speech_model = std.extVar('SPEECHT5');
 
 local reader(limit, articles) = bidaf.reader(passage_length_limit=limit, articles=articles) + {

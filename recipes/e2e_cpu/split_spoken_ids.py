@@ -2,7 +2,7 @@
 holding out whole articles of the SQuAD file, so that validation never hears a question, or reads
 a paragraph, that training used:
 
-    python scripts/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
+    python recipes/e2e_cpu/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
         --squad-file runs/data/squad_dev_minus_xquad.json \
         --train runs/spoken_ctc/train3/fid2qid_train.csv --held-out runs/spoken_ctc/train3/fid2qid_heldout.csv
 

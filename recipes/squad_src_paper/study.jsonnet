@@ -10,7 +10,7 @@
 // text model's drop is measured from its F1 on the clean SQuAD dev questions. From the
 // repository root:
 //   allennlp transcribe ../shared/data/squad_src runs/squad_src/transcripts.json --recognizer pocketsphinx
-//   allennlp compare training_configs/studies/squad_src.jsonnet -o runs/studies/squad_src
+//   allennlp compare recipes/squad_src_paper/study.jsonnet -o runs/squad_src_paper/study
 // Variables: TEXT_ARCHIVE, E2E_ARCHIVE, SRC_TRANSCRIPTS (the transcripts file), SRC_DEV
 // (fid2qid_dev.csv of the SQuAD-SRC folder, wavs/ beside it), SHARED_DATA (../shared/data). To
 // read the audio with other settings than the archive's, give the `spoken` set a

@@ -9,15 +9,15 @@
 // (9,039 utterances an epoch), and validates on the held-out articles of that split (the
 // pretraining's validation set), so that no test set chooses the epoch. From the repository root,
 // after the pretraining (its header makes the folders):
-//   python scripts/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
+//   python recipes/e2e_cpu/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
 //       --squad-file runs/data/squad_dev_minus_xquad.json --held-out-articles 2 --per-question 1 \
 //       --train runs/spoken_ctc/train3/fid2qid_train_1.csv --held-out runs/spoken_ctc/train3/fid2qid_heldout.csv
-//   allennlp train training_configs/e2e_speecht5_ctc.jsonnet -s runs/e2e_speecht5_ctc
+//   allennlp train recipes/e2e_cpu/e2e_speecht5_ctc.jsonnet -s runs/e2e_speecht5_ctc
 // e2e_speecht5_ctc_finetune.jsonnet then fine-tunes the speech encoder too. The encoder folder is
 // SERIALIZATION_DIR/speecht5_ctc of the pretraining; another one:
 // -o '{"model.question_encoder.model_name": "FOLDER"}'.
-local e2e = import 'lib/e2e.libsonnet';
-local bidaf = import 'lib/bidaf.libsonnet';
+local e2e = import '../../training_configs/lib/e2e.libsonnet';
+local bidaf = import '../../training_configs/lib/bidaf.libsonnet';
 local init_run = std.extVar('E2E_TEXT_INIT_RUN');
 local init_weights = init_run + '/model_state_e' + std.extVar('E2E_TEXT_INIT_EPOCH') + '_b0.th';
 local split = 'runs/data/squad_dev_minus_xquad.json';
