@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional
 
+from srcframework.common.errors import json_error_text
 from srcframework.data.errors import DatasetError
 
 QA_KEYS = {"id", "question", "answers"}
@@ -41,7 +42,7 @@ def load_squad_json(file_path) -> dict:
     try:
         dataset = json.loads(text)
     except json.JSONDecodeError as err:
-        raise DatasetError(file_path, f"malformed JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+        raise DatasetError(file_path, f"malformed JSON: {json_error_text(err)}") from None
     if not isinstance(dataset, dict) or not isinstance(dataset.get("data"), list):
         raise DatasetError(file_path, 'expected a JSON object with a "data" list (SQuAD v1.1 format)')
     return dataset

@@ -15,6 +15,7 @@ with the same functions.
 import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from srcframework.common.errors import json_error_text
 from srcframework.data.errors import DatasetError
 from srcframework.metrics.text_noise import question_noise_statistics
 
@@ -136,7 +137,8 @@ def predict_lines(path, keys: Sequence[str], expected: str, text: Optional[str] 
         try:
             row = json.loads(line)
         except json.JSONDecodeError as err:
-            raise DatasetError(path, f"line {number}: not JSON ({err.msg}); expected {expected}") from None
+            why = json_error_text(err, with_line=False)
+            raise DatasetError(path, f"line {number}: not JSON ({why}); expected {expected}") from None
         if not isinstance(row, dict):
             raise DatasetError(path, f"line {number}: expected a JSON object ({expected}), got {type(row).__name__}")
         missing = [key for key in keys if key not in row]

@@ -119,7 +119,7 @@ def test_a_bad_question_or_article_is_named(tmp_path, change, message):
 
 
 @pytest.mark.parametrize("content, message", [
-    (b'{"data": [', "malformed JSON at line 1, column 11"),
+    (b'{"data": [', "malformed JSON: expecting value at line 1, column 11"),
     (b'{"version": "1.1"}', 'expected a JSON object with a "data" list'),
     (b'[{"data": []}]', 'expected a JSON object with a "data" list'),
     (b'{"data": [], "title": "caf\xe9"}', r"not valid UTF-8 \(byte 26: b'\\xe9'\)"),

@@ -149,7 +149,7 @@ def test_records_from_predictions(tmp_path):
 @pytest.mark.parametrize(
     "content, message",
     [
-        (predict_line("q1", "a", ["a"]) + "\n{not json\n", "line 2: not JSON"),
+        (predict_line("q1", "a", ["a"]) + "\n{not json\n", r"line 2: not JSON \(expecting property name .* at column 2\)"),
         ('{"id": "q1", "answers": ["a"]}\n', r"line 1: missing key\(s\) \['best_span_str'\]"),
         ("[1, 2]\n", r"the file is one JSON list \(of 2 int items\), not JSON lines"),
         (predict_line("q1", "a", []), "line 1: answers must be a non-empty list"),

@@ -60,7 +60,7 @@ def test_length_limits_and_counted_skip(tmp_path, caplog):
 @pytest.mark.parametrize(
     "payload, message",
     [
-        ('{"data": [', "malformed JSON at line 1"),
+        ('{"data": [', "malformed JSON: expecting value at line 1"),
         (b'{"data": "caf\xe9"}', "not valid UTF-8"),
         ({"version": "1.1"}, '"data" list'),
         (squad(question="  "), "empty question"),
