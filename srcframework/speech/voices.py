@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Dict, List
 
 from srcframework.common.errors import InputError
-from srcframework.speech import espeak_ng, flite
+from srcframework.speech import espeak_ng, festival, flite
 from srcframework.speech.engines import EngineNotFound, SpeechSynthesizer
 from srcframework.speech.espeak_ng import EspeakNgSynthesizer
+from srcframework.speech.festival import FestivalSynthesizer
 from srcframework.speech.flite import FliteSynthesizer
 
 
@@ -45,8 +46,12 @@ class Voice:
         return ENGINES[self.engine](voice=self.engine_voice)
 
 
-ENGINES = {"flite": FliteSynthesizer, "espeak_ng": EspeakNgSynthesizer}
-PROGRAMS = {"flite": ("flite", flite.INSTALL_HINT), "espeak_ng": ("espeak-ng", espeak_ng.INSTALL_HINT)}
+ENGINES = {"flite": FliteSynthesizer, "espeak_ng": EspeakNgSynthesizer, "festival": FestivalSynthesizer}
+PROGRAMS = {
+    "flite": ("flite", flite.INSTALL_HINT),
+    "espeak_ng": ("espeak-ng", espeak_ng.INSTALL_HINT),
+    "festival": ("text2wave", festival.INSTALL_HINT),
+}
 
 
 def _catalogue() -> Dict[str, Voice]:
@@ -70,6 +75,9 @@ def _catalogue() -> Dict[str, Voice]:
         ("espeak_ng:en-gb-x-gbcwmd", "SPK119", "UK", "M", "eSpeak NG West Midlands English"),
         ("espeak_ng:en-029", "SPK120", "Caribbean", "M", "eSpeak NG Caribbean English"),
         ("espeak_ng:en-029+f3", "SPK121", "Caribbean", "F", "eSpeak NG Caribbean English, female variant"),
+        ("festival:kal_diphone", "SPK131", "US", "M", "Festival kal diphone (festvox-kallpc16k)"),
+        ("festival:ked_diphone", "SPK132", "US", "M", "Festival ked diphone (festvox-kdlpc16k)"),
+        ("festival:cmu_us_slt_arctic_hts", "SPK133", "US", "F", "Festival HTS CMU ARCTIC slt (festvox-us-slt-hts), 32 kHz"),
     ]
     table = {}
     for name, speaker, country, gender, description in rows:
@@ -80,6 +88,16 @@ def _catalogue() -> Dict[str, Voice]:
 
 VOICES: Dict[str, Voice] = _catalogue()
 DEFAULT_VOICES = ["flite:kal16", "flite:awb", "flite:rms", "flite:slt"]
+
+# The fixed split of voices for spoken-question training: a model trains on TRAINING_VOICES and is
+# tested on HELD_OUT_VOICES as well, which hold a voice of a training engine (flite rms) and the
+# voices of an engine that no training voice uses (Festival).
+TRAINING_VOICES = [
+    "flite:kal16", "flite:awb", "flite:slt",
+    "espeak_ng:en-us", "espeak_ng:en-us+f3", "espeak_ng:en-gb", "espeak_ng:en+f3", "espeak_ng:en-gb-scotland",
+    "espeak_ng:en-029",
+]
+HELD_OUT_VOICES = ["flite:rms", "festival:kal_diphone", "festival:ked_diphone", "festival:cmu_us_slt_arctic_hts"]
 
 
 def get_voice(name: str) -> Voice:

@@ -7,7 +7,7 @@ from srcframework.data.squad_src_layout import DEFAULT_FILE_PATTERN, SQUAD_SRC_S
 from srcframework.speech.engines import EngineNotFound
 from srcframework.speech.espeak_ng import EspeakNgSynthesizer
 from srcframework.speech.flite import FliteSynthesizer, flite_voices
-from srcframework.speech.voices import DEFAULT_VOICES, VOICES, get_voice, parse_voices
+from srcframework.speech.voices import ENGINES, DEFAULT_VOICES, VOICES, get_voice, parse_voices
 
 
 def test_catalogue_speakers_are_distinct_and_match_the_layout():
@@ -34,9 +34,9 @@ def test_catalogue_flite_voices_exist_in_this_flite():
 def test_every_voice_speaks(name):
     voice = get_voice(name)
     synthesizer = voice.build()
-    assert isinstance(synthesizer, {"flite": FliteSynthesizer, "espeak_ng": EspeakNgSynthesizer}[voice.engine])
+    assert isinstance(synthesizer, ENGINES[voice.engine])
     waveform, rate = synthesizer.synthesize("Where does the ferry go?")
-    assert rate in {8000, 16000, 22050}
+    assert rate in {8000, 16000, 22050, 32000}
     assert waveform.dtype == numpy.float32 and 0.5 < waveform.size / rate < 5.0
     assert numpy.abs(waveform).max() > 0.05
 
@@ -74,3 +74,14 @@ def test_missing_engine_program_is_a_clear_error(monkeypatch, tmp_path):
         get_voice("flite:kal16").build()
     with pytest.raises(EngineNotFound, match="apt-get install -y espeak-ng"):
         get_voice("espeak_ng:en-gb").build()
+
+
+def test_the_voice_split_holds_out_voices_of_two_engines_one_unused_in_training():
+    from srcframework.speech.voices import HELD_OUT_VOICES, TRAINING_VOICES, VOICES
+
+    assert set(TRAINING_VOICES) <= set(VOICES) and set(HELD_OUT_VOICES) <= set(VOICES)
+    assert not set(TRAINING_VOICES) & set(HELD_OUT_VOICES)
+    training_engines = {VOICES[v].engine for v in TRAINING_VOICES}
+    held_out_engines = {VOICES[v].engine for v in HELD_OUT_VOICES}
+    assert len(held_out_engines) >= 2 and held_out_engines - training_engines
+    assert len({VOICES[v].speaker for v in VOICES}) == len(VOICES)  # one speaker id a voice
