@@ -10,10 +10,13 @@ from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token, Tokenizer
 
 from srcframework.data.audio_indexers.audio_indexer import AudioIndexer, AudioTooLong, WaveformIndexer
+from srcframework.data.audio_perturbation import AudioPerturbation
 from srcframework.data.dataset_readers.squad import add_context_fields
 from srcframework.data.dataset_readers.squad_questions import log_read
 from srcframework.data.errors import DatasetError
 from srcframework.data.fields.audio_field import AudioField
+from srcframework.data.noise_schedule import epoch_seed
+from srcframework.data.noise_source import question_rng
 from srcframework.data.squad_src_layout import (
     DEFAULT_FILE_PATTERN,
     MISSING_AUDIO,
@@ -103,6 +106,13 @@ class SquadSrcReader(DatasetReader):
         Read a question listed on several rows once per row (e.g. the same questions read by
         several synthesized voices, for training a speech encoder); by default a question listed
         twice is an error.
+    audio_perturbation : `AudioPerturbation`, optional
+        Training augmentation: each recording's speed, pitch and volume are perturbed as it is
+        read, with settings drawn from `(noise_seed, epoch, file id)` alone (the trainer gives
+        the epoch through the `reader_epoch` callback), so a resumed run reads what a straight
+        one reads. The settings go into the metadata as `perturbation`. Give it to
+        `dataset_reader` only, so that validation stays unperturbed.
+    noise_seed : `int`, optional (default = `0`)
     """
 
     def __init__(
@@ -119,6 +129,8 @@ class SquadSrcReader(DatasetReader):
         skip_invalid: bool = False,
         require_all_questions: bool = False,
         several_recordings: bool = False,
+        audio_perturbation: Optional[AudioPerturbation] = None,
+        noise_seed: int = 0,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
@@ -139,6 +151,11 @@ class SquadSrcReader(DatasetReader):
         self.skip_invalid = skip_invalid
         self.require_all_questions = require_all_questions
         self.several_recordings = several_recordings
+        self.audio_perturbation = audio_perturbation
+        self.noise_seed = noise_seed
+        # set by the `reader_epoch` trainer callback; None: reads are counted as epochs
+        self.epoch: Optional[int] = None
+        self._reads = 0
         self.last_skipped: Counter = Counter()
         self.last_unlisted = 0
         self._default_speakers: Optional[Dict[str, Speaker]] = None
@@ -161,11 +178,18 @@ class SquadSrcReader(DatasetReader):
             logger.info(join.unlisted_note())
         last_context, context_tokens = None, None
         kept = 0
+        seed = epoch_seed(self.noise_seed, self.epoch if self.epoch is not None else self._reads)
+        self._reads += 1
         for spoken in self.shard_iterable(join.questions):
             field = self._load(spoken.audio, skipped)
             if field is None:
                 continue
             fid, question, speaker = spoken.fid, spoken.question, spoken.speaker
+            perturbation = {}
+            if self.audio_perturbation is not None:
+                perturbation = self.audio_perturbation.draw(question_rng(seed, fid, "audio_perturbation"))
+                waveform = self.audio_perturbation.apply(field.waveform, field.sample_rate, perturbation)
+                field = AudioField(waveform, field.sample_rate, source=field.source)
             if question.context is not last_context:
                 last_context, context_tokens = question.context, self._tokenizer.tokenize(question.context)
             instance = self.text_to_instance(
@@ -185,10 +209,16 @@ class SquadSrcReader(DatasetReader):
             if instance is None:
                 skipped["answer lies beyond passage_length_limit"] += 1
                 continue
+            if perturbation:
+                instance["metadata"].metadata["perturbation"] = perturbation
             kept += 1
             yield instance
         self.last_skipped = skipped
         log_read(join.fid2qid_file, kept, skipped, "spoken questions")
+
+    def set_epoch(self, epoch: int) -> None:
+        """The trainer's epoch (counting from 0), which the next read's perturbation is drawn for."""
+        self.epoch = int(epoch)
 
     def _load(self, path: str, skipped: Counter) -> Optional[AudioField]:
         """The prepared recording at `path`, or None after a counted skip."""

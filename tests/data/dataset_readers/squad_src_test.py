@@ -281,3 +281,38 @@ def test_text_to_instance_for_a_predictor(built):
     assert from_memory["metadata"]["id"] is None and from_memory["metadata"]["audio"] is None
     skipping = SquadSrcReader(audio_indexer=WaveformIndexer(max_seconds=0.5, overflow="skip"))
     assert skipping.text_to_instance(str(wav(built, 0)), context) is None
+
+
+def test_audio_perturbation_is_drawn_by_epoch_and_file_id(built):
+    from srcframework.data.audio_perturbation import AudioPerturbation
+
+    def waves(epoch, reader=None):
+        reader = reader or SquadSrcReader(audio_perturbation=AudioPerturbation(), noise_seed=3)
+        reader.set_epoch(epoch)
+        instances = list(reader.read(str(built / "fid2qid_dev.csv")))
+        return [(i["metadata"]["perturbation"], i["question"].waveform) for i in instances]
+
+    first, again = waves(0), waves(0)
+    assert [s for s, _ in first] == [s for s, _ in again]
+    assert all(numpy.array_equal(a, b) for (_, a), (_, b) in zip(first, again))
+    other = waves(1)
+    assert [s for s, _ in first] != [s for s, _ in other]
+    _, plain = read(built)
+    for (settings, waveform), instance in zip(first, plain):
+        assert 0.9 <= settings["speed"] <= 1.1 and -200 <= settings["pitch"] <= 200 and -6 <= settings["gain_db"] <= 6
+        # a faster utterance is shorter, a slower one longer
+        ratio = waveform.size / instance["question"].waveform.size
+        assert abs(ratio - 1 / settings["speed"]) < 0.02
+        assert "perturbation" not in instance["metadata"].metadata
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"speed": [1.2, 1.1]}, "speed must be"), ({"pitch": [0, 5000]}, "pitch must be"),
+    ({"gain_db": "loud"}, "gain_db must be"), ({"probability": 2}, "probability must be"),
+])
+def test_bad_perturbation_ranges_are_one_clear_error(options, message):
+    from srcframework.common.errors import InputError
+    from srcframework.data.audio_perturbation import AudioPerturbation
+
+    with pytest.raises(InputError, match=message):
+        AudioPerturbation(**options)
