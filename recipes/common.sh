@@ -1,0 +1,52 @@
+# What the recipes' run.sh share; sourced from the repository root after `cd`:
+#   source recipes/common.sh
+# Each step of a recipe is skipped when its output is complete and resumed when it was stopped
+# (`allennlp train --recover` from the last finished epoch; the noise, synthesis, transcription and
+# study commands resume from their own journals and caches when run again with the same arguments).
+export PATH="$PWD/.venv/bin:$PATH"
+DATA=${SHARED_DATA:-../shared/data}
+STARTED=$(date +%s)
+
+say() {  # a progress line with the time
+  echo "$(date '+%F %T') $*"
+}
+
+epochs_done() {  # serialization folder -> number of finished epochs (empty: none)
+  ls "$1"/model_state_e*_b0.th 2>/dev/null | sed 's/.*model_state_e\([0-9]*\)_b0.th/\1/' | sort -n | tail -1 || true
+}
+
+train() {  # config, serialization folder, [allennlp train options]: trains, resumes or skips
+  local config=$1 folder=$2
+  shift 2
+  if [ -f "$folder/model.tar.gz" ]; then
+    say "skip $folder: archived"
+    return 0
+  fi
+  local mode=(-f)
+  [ -f "$folder/config.json" ] && [ -n "$(epochs_done "$folder")" ] && mode=(--recover)
+  mkdir -p "$(dirname "$folder")"
+  say "train $config -> $folder (${mode[0]}; epochs done: $(epochs_done "$folder"); log $folder.log)"
+  allennlp train "$config" -s "$folder" "${mode[@]}" "$@" >>"$folder.log" 2>&1 \
+    || { say "FAILED: $config; see $folder.log"; return 1; }
+  say "done $folder"
+}
+
+need() {  # file or folder, what makes it: stops with one line when it is missing
+  [ -e "$1" ] || { echo "missing $1: $2" >&2; exit 1; }
+}
+
+report() {  # results.json of a study, recipe folder: copies it into the recipe, fills its README
+  local results=$1 recipe=$2
+  need "$results" "run the study step first"
+  cp "$results" "$recipe/results.json"
+  python -m srcframework.studies.markdown_into "$recipe/results.json" "$recipe/README.md"
+  say "results: $recipe/results.json and the table in $recipe/README.md (commit both)"
+}
+
+summary() {  # archive or output files...: what exists, and the time this run took
+  local path
+  for path in "$@"; do
+    if [ -e "$path" ]; then echo "  done     $path"; else echo "  missing  $path"; fi
+  done
+  echo "  this run: $(( ($(date +%s) - STARTED) / 60 )) min"
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# End to end on a CPU (recipes/e2e_cpu/README.md): a small SpeechT5 pretrained here with CTC, the
+# end-to-end model on it, and the study against the cascades; from a fresh clone after
+# `make install`, in one command from the repository root:
+#   bash recipes/e2e_cpu/run.sh               # every step below, in order
+#   bash recipes/e2e_cpu/run.sh data          # the CPU-scale training split
+#   bash recipes/e2e_cpu/run.sh speech        # the split read by flite kal16, awb, slt; the id maps; spoken XQuAD
+#   bash recipes/e2e_cpu/run.sh pretrain      # the CTC SpeechT5 (runs/speecht5_ctc)
+#   bash recipes/e2e_cpu/run.sh text          # the text BiDAF the e2e model starts from (the robust-training recipe's clean twin, seed 1)
+#   bash recipes/e2e_cpu/run.sh e2e           # the end-to-end model (FINETUNE=1: then the fine-tuned one)
+#   bash recipes/e2e_cpu/run.sh transcribe    # spoken XQuAD by pocketsphinx (fast) and by the CTC SpeechT5
+#   bash recipes/e2e_cpu/run.sh study         # allennlp compare
+#   bash recipes/e2e_cpu/run.sh report        # results.json and the README table from the study
+#   bash recipes/e2e_cpu/run.sh status        # what is done
+# A step whose output is complete is skipped; synthesis and transcription resume from what they
+# wrote, a training from its last epoch, the study from its cached pairs. WORKERS (default 2)
+# synthesis, transcription and study workers; FINETUNE (default 0).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source recipes/common.sh
+RECIPE=recipes/e2e_cpu
+OUT=runs/e2e_cpu
+WORKERS=${WORKERS:-2}
+SPLIT=runs/data/squad_dev_minus_xquad.json
+SPOKEN=runs/spoken_ctc
+TRAIN3=$SPOKEN/train3
+PRETRAIN=runs/speecht5_ctc
+E2E=runs/e2e_speecht5_ctc
+TEXT=${E2E_TEXT_INIT_RUN:-runs/robust_training/bidaf_clean_s1}
+export BIDAF_ARCHIVE=$TEXT/model.tar.gz
+
+step_data() {
+  need "$DATA/squad/dev-v1.1.json" "SHARED_DATA must hold squad/dev-v1.1.json and xquad/xquad.en.json"
+  if [ -f "$SPLIT" ]; then say "skip $SPLIT: made"; return 0; fi
+  mkdir -p runs/data
+  python scripts/make_training_split.py --output "$SPLIT" \
+    --train runs/data/train_articles.json --validation runs/data/validation_articles.json
+}
+
+synthesize() {  # SQuAD file, folder, voices, [split]: one synthesis job, skipped once its map exists
+  local squad=$1 folder=$2 voices=$3 split=${4:-dev}
+  if [ -f "$folder/fid2qid_$split.csv" ]; then say "skip $folder ($split): spoken"; return 0; fi
+  say "synthesize $folder ($split, $voices)"
+  allennlp synthesize-speech "$squad" "$folder" --voices "$voices" --split "$split" --workers "$WORKERS"
+}
+
+split_ids() {  # training map, [options]: the training and held-out maps of the three voices
+  local train=$1
+  shift
+  if [ -f "$train" ] && [ -f "$TRAIN3/fid2qid_heldout.csv" ]; then say "skip $train: split"; return 0; fi
+  python "$RECIPE/split_spoken_ids.py" "$TRAIN3"/fid2qid_{kal,awb,slt}.csv --squad-file "$SPLIT" \
+    --held-out-articles 2 --train "$train" --held-out "$TRAIN3/fid2qid_heldout.csv" "$@"
+}
+
+step_speech() {
+  need "$SPLIT" "run the data step first"
+  local voice
+  for voice in kal16 awb slt; do synthesize "$SPLIT" "$TRAIN3" "flite:$voice" "${voice//[0-9]/}"; done
+  # the split's last two articles are held out for validation; the e2e model reads one voice a question
+  split_ids "$TRAIN3/fid2qid_train.csv"
+  split_ids "$TRAIN3/fid2qid_train_1.csv" --per-question 1
+  synthesize "$DATA/xquad/xquad.en.json" "$SPOKEN/xquad3" flite:kal16,flite:awb,flite:slt
+  synthesize "$DATA/xquad/xquad.en.json" "$SPOKEN/xquad_rms" flite:rms
+}
+
+step_pretrain() {
+  need "$TRAIN3/fid2qid_train.csv" "run the speech step first"
+  train "$RECIPE/speecht5_ctc_pretrain.jsonnet" "$PRETRAIN"
+}
+
+step_text() {
+  if [ -f "$TEXT/model.tar.gz" ]; then say "skip $TEXT: archived"; return 0; fi
+  if pgrep -f -- "-s $TEXT" >/dev/null; then say "$TEXT is training (the robust-training recipe?): run this step when it is done"; return 1; fi
+  [ "$TEXT" = runs/robust_training/bidaf_clean_s1 ] || need "$TEXT/model.tar.gz" "E2E_TEXT_INIT_RUN names a run that this recipe does not make"
+  bash recipes/robust_training/run.sh train-one bidaf_clean 1
+}
+
+step_e2e() {
+  need "$PRETRAIN/speecht5_ctc" "run the pretrain step first"
+  need "$TEXT/model.tar.gz" "run the text step first"
+  train "$RECIPE/e2e_speecht5_ctc.jsonnet" "$E2E"
+  if [ "${FINETUNE:-0}" = 1 ]; then train "$RECIPE/e2e_speecht5_ctc_finetune.jsonnet" "${E2E}_finetune"; fi
+}
+
+transcribe() {  # folder, output name, recognizer
+  local out=$1/transcripts_$2.json
+  if [ -f "$out" ]; then say "skip $out: transcribed"; return 0; fi
+  say "transcribe $1 ($2)"
+  allennlp transcribe "$1" "$out" --recognizer "$3" --workers "$WORKERS"
+}
+
+step_transcribe() {
+  need "$PRETRAIN/speecht5_ctc" "run the pretrain step first"
+  local folder
+  for folder in "$SPOKEN/xquad3" "$SPOKEN/xquad_rms"; do
+    transcribe "$folder" pocketsphinx '{"type": "pocketsphinx", "preset": "fast"}'
+    transcribe "$folder" speecht5_ctc "{\"type\": \"speecht5_ctc\", \"model_name\": \"$PRETRAIN/speecht5_ctc\"}"
+  done
+}
+
+step_study() {
+  need "$E2E/model.tar.gz" "run the e2e step first"
+  need "$SPOKEN/xquad_rms/transcripts_speecht5_ctc.json" "run the transcribe step first"
+  say "study -> $OUT/study"
+  allennlp compare "$RECIPE/study.jsonnet" -o "$OUT/study" --workers "$WORKERS"
+}
+
+step_status() {
+  summary "$SPLIT" "$TRAIN3/fid2qid_train.csv" "$TRAIN3/fid2qid_train_1.csv" "$SPOKEN/xquad3/fid2qid_dev.csv" \
+    "$SPOKEN/xquad_rms/fid2qid_dev.csv" "$PRETRAIN/model.tar.gz" "$TEXT/model.tar.gz" "$E2E/model.tar.gz" \
+    "$SPOKEN"/xquad{3,_rms}/transcripts_{pocketsphinx,speecht5_ctc}.json "$OUT/study/results.json" "$RECIPE/results.json"
+}
+
+case "${1:-all}" in
+  data) step_data ;;
+  speech) step_speech ;;
+  pretrain) step_pretrain ;;
+  text) step_text ;;
+  e2e) step_e2e ;;
+  transcribe) step_transcribe ;;
+  study) step_study ;;
+  report) report "$OUT/study/results.json" "$RECIPE" ;;
+  status) step_status ;;
+  all) step_data && step_speech && step_pretrain && step_text && step_e2e && step_transcribe && step_study \
+    && report "$OUT/study/results.json" "$RECIPE" && step_status ;;
+  *) echo "usage: $0 [all|data|speech|pretrain|text|e2e|transcribe|study|report|status]" >&2; exit 2 ;;
+esac
