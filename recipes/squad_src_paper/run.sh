@@ -81,6 +81,9 @@ step_check() {  # the end-to-end model learns: train and validate on 300 synthes
       --voices flite:kal16,flite:awb,flite:slt,espeak_ng:en-029 --workers "${WORKERS:-2}"
   fi
   [ -f "$folder/tiny_speecht5/config.json" ] || python tests/tiny_models.py speecht5 "$folder/tiny_speecht5"
+  # the floor: the same model untrained, on the same questions
+  SPEECHT5=$folder/tiny_speecht5 SRC_TRAIN=$folder/src300/fid2qid_dev.csv SRC_SQUAD_FILE= \
+    python scripts/evaluate_untrained.py "$RECIPE/e2e_speecht5_overfit.jsonnet" "$folder/src300/fid2qid_dev.csv"
   SPEECHT5=$folder/tiny_speecht5 SRC_TRAIN=$folder/src300/fid2qid_dev.csv SRC_SQUAD_FILE= EPOCHS=${EPOCHS:-25} \
     train "$RECIPE/e2e_speecht5_overfit.jsonnet" "$folder/e2e_overfit"
   python -c "import json, sys; m = json.load(open(sys.argv[1])); print('training-set F1: best %.1f (epoch %d)' % (100 * m['best_validation_f1'], m['best_epoch']))" \

@@ -120,12 +120,14 @@ def test_every_config_of_a_recipe_is_used(recipe):
     assert not unused, f"{recipe.name}: named by neither run.sh, README.md nor another of its files: {unused}"
 
 
-# where a shared config may be named: the guides, the make targets, model cards, recipes, other configs
+# where a shared config may be named: the guides, the make targets, model cards, recipes, other
+# configs, benchmarks and the other tests
 NAMED_IN = ["README.md", "Makefile", "docs/**/*.md", "modelcards/*.json", "recipes/**/*", "training_configs/**/*sonnet",
-            "benchmarks/*.py"]
+            "benchmarks/*.py", "tests/**/*.py"]
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "training_configs").glob("*.jsonnet")), ids=relative)
 def test_every_shared_config_is_named_somewhere_else(path):
-    files = {found for pattern in NAMED_IN for found in ROOT.glob(pattern) if found.is_file() and found != path}
+    files = {found for pattern in NAMED_IN for found in ROOT.glob(pattern)
+             if found.is_file() and found not in (path, Path(__file__).resolve())}
     assert any(path.name in found.read_text(errors="ignore") for found in files), f"{relative(path)} is named nowhere"
