@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # allennlp-models (the benchmarks' baseline) lives apart from the runtime packages
 BENCH_SITE := $(VENV)/bench-site
 
-.PHONY: install system-deps demo test bench clean-venv
+.PHONY: install system-deps demo test bench docs clean-venv
 
 # srcframework goes into AllenNLP's global plugins file (~/.allennlp/plugins) on every
 # `make install` (idempotent), so its subcommands work in any folder
@@ -38,6 +38,10 @@ demo: install
 
 test: install
 	$(PY) -m pytest -q tests plugins/srcframework-phonetic/tests
+
+# the documentation site in site/; --strict fails on a broken link or a page missing from the nav
+docs: install
+	$(VENV)/bin/mkdocs build --strict
 
 bench: install
 	PYTHONPATH=$(BENCH_SITE) $(PY) benchmarks/train_throughput.py
