@@ -19,18 +19,30 @@ Three more kinds of exception are bad input and get the one line too: a `ValueEr
 `TypeError` raised by the constructor (`__init__`) of a registered component itself, which is how
 a component checks its parameters (the line names the component's class); AllenNLP's `TypeError`
 for a config value of the wrong type (`Expected speakers.SPK1 to be a Mapping`); and a Jsonnet
-error in a config file.
+error in a config file, shown as `config file FILE:LINE:COLUMN: what is wrong`.
+
+Two of AllenNLP's own `ConfigurationError`s are reworded from what they were raised with: an
+unknown registered name (`unknown sources.0.type 'keybord': did you mean keyboard? choices: ...`,
+instead of the advice to use `--include-package`) and an unknown parameter (`KeyboardNoise got an
+unknown parameter word_prob: did you mean word_probability? its parameters: word_probability`).
+
+In the command line AllenNLP announces each plugin it imports at INFO level before any command
+runs (`--help` included); those lines are kept only when the log level is DEBUG
+(`ALLENNLP_DEBUG=1`, `ALLENNLP_LOG_LEVEL=DEBUG`).
 
 A message longer than `MAX_MESSAGE` characters is cut to an excerpt: each long quoted value in it
 (an `importstr` of a whole file that a config passes as a name) is shortened to its first
 characters, then the middle of what is still too long is left out, saying how much.
 """
 import functools
+import inspect
 import logging
 import os
 import re
 import sys
 from typing import Optional, Tuple
+
+from srcframework.common.errors import did_you_mean
 
 DEBUG_ENV = "SRCFRAMEWORK_DEBUG"
 DEBUG_FLAG = "--debug"
@@ -119,8 +131,9 @@ def excerpt(message: str, limit: int = MAX_MESSAGE) -> str:
 
 
 def one_line(error: BaseException, prefix: str = "") -> str:
-    """`error: MESSAGE` with the message's lines joined (and cut to an `excerpt`)."""
-    return f"error: {prefix}{excerpt(str(error)) or type(error).__name__}"
+    """`error: MESSAGE` with the message's lines joined (and cut to an `excerpt`); Jsonnet error
+    text in it is put as `FILE:LINE:COLUMN: what is wrong` (`jsonnet_message`)."""
+    return f"error: {prefix}{excerpt(jsonnet_message(str(error))) or type(error).__name__}"
 
 
 def _last_frame(traceback):
@@ -155,19 +168,101 @@ def jsonnet_error(error: BaseException) -> bool:
     return isinstance(error, RuntimeError) and str(error).lstrip().startswith(JSONNET_ERRORS)
 
 
+_JSONNET_ERROR = re.compile(r"(STATIC|RUNTIME) ERROR: ")
+_JSONNET_PLACE = re.compile(r"^(.+?:(?:\d+:\d+(?:-\d+)?|\(\d+:\d+\)-\(\d+:\d+\)))(?::\s+|\t|$)(.*)$")
+
+
+def jsonnet_message(message: str) -> str:
+    """`message` with the Jsonnet error text in it (from `STATIC ERROR: ` or `RUNTIME ERROR: ` on)
+    put as `FILE:LINE:COLUMN: what is wrong`: a static error names its place first already; a
+    runtime error's place is the first of its stack trace lines (the tab-indented ones below)."""
+    found = _JSONNET_ERROR.search(message)
+    if found is None:
+        return message
+    before, kind, text = message[: found.start()], found.group(1), message[found.end():]
+    lines = text.splitlines()
+    what = [line.strip() for line in lines if line.strip() and not line.startswith("\t")]
+    if kind == "STATIC" or not what:
+        return before + " ".join(what or [text.strip()])
+    for line in lines:
+        place = _JSONNET_PLACE.match(line.strip()) if line.startswith("\t") else None
+        if place is not None:
+            return f"{before}{place.group(1)}: {' '.join(what)}"
+    return before + " ".join(what)
+
+
+def _frame_named(traceback, module: str, function: str):
+    """The innermost frame of `traceback` running `module`.`function`, or None."""
+    found = None
+    while traceback is not None:
+        frame = traceback.tb_frame
+        if frame.f_code.co_name == function and frame.f_globals.get("__name__") == module:
+            found = frame
+        traceback = traceback.tb_next
+    return found
+
+
+def _names(names) -> str:
+    return ", ".join(sorted(str(name) for name in names)) or "none"
+
+
+def unknown_name_message(traceback) -> Optional[str]:
+    """For AllenNLP's error of an unknown registered name (raised by `Params.pop_choice` or
+    `Registrable.resolve_class_name`), a line that says which name is unknown where, the closest
+    known one and the choices; None for any other error."""
+    frame = _frame_named(traceback, "allennlp.common.params", "pop_choice")
+    if frame is not None and "key_str" in frame.f_locals:
+        found, where, choices = frame.f_locals.get("value"), frame.f_locals["key_str"], frame.f_locals.get("choices")
+    else:
+        frame = _frame_named(traceback, "allennlp.common.registrable", "resolve_class_name")
+        if frame is None or "available" not in frame.f_locals:
+            return None
+        found, choices = frame.f_locals.get("name"), frame.f_locals["available"]
+        where = f"{getattr(frame.f_locals.get('cls'), '__name__', 'registered')} name"
+    hint = did_you_mean(found, choices or [])
+    return f"unknown {where} {found!r}: {hint + ' ' if hint else ''}choices: {_names(choices or [])}"
+
+
+def unknown_parameter_message(traceback) -> Optional[str]:
+    """For AllenNLP's error of parameters a component does not take (`Params.assert_empty` called
+    by `create_kwargs`), a line that names the component, each unknown parameter with the closest
+    known one, and the parameters it takes; None for any other error."""
+    empty = _frame_named(traceback, "allennlp.common.params", "assert_empty")
+    caller = empty.f_back if empty is not None else None
+    if caller is None or caller.f_code.co_name != "create_kwargs" or "parameters" not in caller.f_locals:
+        return None
+    known = [
+        name for name, parameter in caller.f_locals["parameters"].items()
+        if name != "self" and parameter.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
+    ]
+    params = empty.f_locals.get("self")
+    extra = list(getattr(params, "params", None) or {})
+    if not extra:
+        return None
+    history = getattr(params, "history", "")
+    unknown = []
+    for name in extra:
+        hint = did_you_mean(name, known)
+        unknown.append(f"{history}{name}" + (f" ({hint})" if hint else ""))
+    component = getattr(caller.f_locals.get("cls"), "__name__", empty.f_locals.get("class_name", "the component"))
+    noun = "an unknown parameter" if len(unknown) == 1 else "unknown parameters"
+    return f"{component} got {noun} {', '.join(unknown)}; its parameters: {_names(known)}"
+
+
 def excepthook(kind, error, traceback, fallback=None) -> None:
     """Prints a one-line error for the bad-input errors outside debug mode; otherwise defers to
     `fallback` (Python's own hook by default)."""
     if not debug_mode():
         if isinstance(error, one_line_error_types()):
-            print(one_line(error), file=sys.stderr)
+            reworded = unknown_name_message(traceback) or unknown_parameter_message(traceback)
+            print(f"error: {excerpt(reworded)}" if reworded else one_line(error), file=sys.stderr)
             return
         prefix = constructor_check(error, traceback)
         if prefix is not None:
             print(one_line(error, prefix), file=sys.stderr)
             return
         if jsonnet_error(error):
-            print(one_line(error, "config file: "), file=sys.stderr)
+            print(one_line(error, "config file "), file=sys.stderr)
             return
     (fallback or sys.__excepthook__)(kind, error, traceback)
 
@@ -189,6 +284,7 @@ def install(force: bool = False) -> bool:
     _hook_on_top()
     if not debug_mode():
         logging.getLogger("allennlp.common.params").addFilter(ExcerptFilter())
+    logging.getLogger("allennlp.common.plugins").addFilter(PluginAnnouncementFilter())
     from allennlp.common import logging as common_logging
 
     prepare = common_logging.prepare_global_logging
@@ -212,6 +308,16 @@ class ExcerptFilter(logging.Filter):
         if len(message) > MAX_MESSAGE:
             record.msg, record.args = excerpt(message), ()
         return True
+
+
+class PluginAnnouncementFilter(logging.Filter):
+    """Drops AllenNLP's INFO line for each plugin it imported (`Plugin srcframework available`)
+    unless the root logger is at DEBUG; errors about plugins pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.INFO or record.msg != "Plugin %s available":
+            return True
+        return logging.getLogger().isEnabledFor(logging.DEBUG)
 
 
 def _hook_on_top() -> None:

@@ -13,7 +13,7 @@ from typing import List, Union
 
 from allennlp.common import Params
 
-from srcframework.common.errors import InputError, InputFileNotFound
+from srcframework.common.errors import InputError, InputFileNotFound, did_you_mean
 from srcframework.noise.noise_source import NoiseSource
 
 PRESETS_FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "presets")
@@ -28,10 +28,13 @@ def preset_names() -> List[str]:
 
 
 def preset_path(name: str) -> str:
-    """The Jsonnet file of preset `name`; an unknown name is an `InputFileNotFound` listing the known ones."""
+    """The Jsonnet file of preset `name`; an unknown name is an `InputFileNotFound` naming the closest
+    known one and listing them all."""
     path = os.path.join(PRESETS_FOLDER, f"{name}{SUFFIX}")
     if not isinstance(name, str) or "/" in name or os.sep in name or not os.path.isfile(path):
-        raise InputFileNotFound(f"no noise preset {name!r}; presets: {', '.join(preset_names()) or 'none'}")
+        hint = did_you_mean(name, preset_names())
+        known = ", ".join(preset_names()) or "none"
+        raise InputFileNotFound(f"no noise preset {name!r}; {hint + ' ' if hint else ''}presets: {known}")
     return path
 
 
@@ -58,7 +61,7 @@ def noise_params(noise: Union[str, dict]) -> dict:
     """
     The noise config that `noise` names: a dict is returned as it is; a string is a preset's name
     (its config) or a registered `NoiseSource` type (`{"type": noise}`). Anything else is an
-    `InputError` that lists the presets and types.
+    `InputError` that names the closest known name and lists the presets and types.
     """
     if isinstance(noise, dict):
         return noise
@@ -69,9 +72,11 @@ def noise_params(noise: Union[str, dict]) -> dict:
         return preset_config(name)
     if name in NoiseSource.list_available():
         return {"type": name}
+    types = sorted(NoiseSource.list_available())
+    hint = did_you_mean(name, preset_names() + types)
     raise InputError(
-        f"no noise preset or noise source type {name!r}; presets: {', '.join(preset_names())}; "
-        f"types: {', '.join(sorted(NoiseSource.list_available()))}"
+        f"no noise preset or noise source type {name!r}; {hint + ' ' if hint else ''}"
+        f"presets: {', '.join(preset_names())}; types: {', '.join(types)}"
     )
 
 

@@ -224,7 +224,7 @@ def _load(group: str, entry_point: metadata.EntryPoint, key: tuple) -> None:
         _origins[(base, name)] = (info, cls)
         info.added.setdefault(kind, []).append(name)
     _loaded[group][key] = info
-    logger.info("Loaded srcframework %s: %s", info.label, info.added or "nothing")
+    logger.debug("Loaded srcframework %s: %s", info.label, info.added or "nothing")
 
 
 def _check(info: PluginInfo, offered: List[Tuple[str, object]]) -> List[Tuple[type, str, str, type]]:

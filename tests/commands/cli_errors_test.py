@@ -147,20 +147,144 @@ def test_an_importstr_of_a_whole_file_is_shown_as_a_short_excerpt(tmp_path):
     done = allennlp("train", str(config), "-s", str(tmp_path / "run"))
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: user0:x:0:0:") and "lines, " in last and "characters left out" in last
+    assert last.startswith("error: unknown dataset_reader.type 'user0:x:0:0:") and " characters]: choices: " in last
     assert len(last) <= cli_errors.MAX_MESSAGE + 100
     assert "user100:" not in done.stderr  # neither the error line nor AllenNLP's log of the config
     assert "Traceback" not in done.stderr
 
 
-def test_a_jsonnet_error_is_one_line(tmp_path):
+def test_a_jsonnet_error_is_one_line_with_its_place(tmp_path):
     config = tmp_path / "broken.jsonnet"
     config.write_text("{dataset_reader: }")
     done = allennlp("train", str(config), "-s", str(tmp_path / "run"))
     assert done.returncode == 1
-    last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: config file: STATIC ERROR: ") and "broken.jsonnet:1" in last
+    assert done.stderr.strip().splitlines()[-1] == f'error: config file {config}:1:18: unexpected: "}}" while parsing terminal'
     assert "Traceback" not in done.stderr
+
+
+def handled(error: BaseException, capsys) -> str:
+    """The line the hook prints for `error` (raised, so that it has its traceback)."""
+    cli_errors.excepthook(type(error), error, error.__traceback__)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err.strip()
+
+
+JSONNET_ERRORS = [
+    ("{a: 1,\n b: }", "{config}:2:5: unexpected: \"}\" while parsing terminal"),
+    ('{"a": 1 "b": 2}', "{config}:1:9-12: expected a comma before next field."),
+    ('local x = error "no such speaker";\n{a: x}', "{config}:1:11-34: no such speaker"),
+    ("{a: import 'missing.libsonnet'}", "{config}:1:5-31: couldn't open import \"missing.libsonnet\""),
+]
+
+
+@pytest.mark.parametrize("text, expected", JSONNET_ERRORS, ids=["static", "json", "runtime", "import"])
+def test_a_jsonnet_error_names_file_line_and_column(text, expected, tmp_path, capsys, monkeypatch):
+    from allennlp.common import Params
+
+    monkeypatch.delenv(cli_errors.DEBUG_ENV, raising=False)
+    config = tmp_path / "config.jsonnet"
+    config.write_text(text)
+    with pytest.raises(RuntimeError) as caught:
+        Params.from_file(str(config))
+    assert handled(caught.value, capsys).startswith("error: config file " + expected.replace("{config}", str(config)))
+
+
+def test_a_study_file_jsonnet_error_names_its_place(tmp_path, capsys, monkeypatch):
+    from srcframework.studies.study import StudyError, load_study
+
+    monkeypatch.delenv(cli_errors.DEBUG_ENV, raising=False)
+    study = tmp_path / "study.jsonnet"
+    study.write_text("{models: }")
+    with pytest.raises(StudyError) as caught:
+        load_study(str(study))
+    assert handled(caught.value, capsys) == (
+        f'error: {study}: cannot evaluate the study file: {study}:1:10: unexpected: "}}" while parsing terminal'
+    )
+
+
+def build(base: str, params: dict, **extras):
+    import importlib
+
+    from allennlp.common import Params
+
+    module, name = base.rsplit(".", 1)
+    return getattr(importlib.import_module(module), name).from_params(Params(params), **extras)
+
+
+def test_an_unknown_registered_name_says_did_you_mean_and_lists_the_choices(capsys, monkeypatch):
+    from allennlp.data import Vocabulary
+
+    monkeypatch.delenv(cli_errors.DEBUG_ENV, raising=False)
+    with pytest.raises(Exception) as caught:
+        build("srcframework.noise.noise_source.NoiseSource", {"type": "mix", "sources": [{"type": "keybord"}]})
+    line = handled(caught.value, capsys)
+    assert line.startswith("error: unknown sources.0.type 'keybord': did you mean keyboard? choices: asr, ")
+    assert "--include-package" not in line
+    with pytest.raises(Exception) as caught:
+        build("allennlp.models.Model", {"type": "span_qq"}, vocab=Vocabulary())
+    assert handled(caught.value, capsys).startswith("error: unknown type 'span_qq': did you mean span_qa? choices: ")
+    with pytest.raises(Exception) as caught:
+        build("allennlp.modules.Seq2SeqEncoder", {"type": "lsmt", "input_size": 2, "hidden_size": 2})
+    line = handled(caught.value, capsys)
+    assert line.startswith("error: unknown type 'lsmt': did you mean lstm? choices: ") and ", lstm, " in line
+    with pytest.raises(Exception) as caught:
+        from allennlp.models import Model
+
+        Model.by_name("span_qq")
+    assert handled(caught.value, capsys).startswith("error: unknown Model name 'span_qq': did you mean span_qa? ")
+
+
+def test_an_unknown_parameter_names_the_valid_ones(capsys, monkeypatch):
+    monkeypatch.delenv(cli_errors.DEBUG_ENV, raising=False)
+    with pytest.raises(Exception) as caught:
+        build("srcframework.noise.noise_source.NoiseSource", {"type": "keyboard", "word_prob": 0.1})
+    assert handled(caught.value, capsys) == (
+        "error: KeyboardNoise got an unknown parameter word_prob (did you mean word_probability?); "
+        "its parameters: word_probability"
+    )
+    with pytest.raises(Exception) as caught:
+        build("srcframework.noise.noise_source.NoiseSource",
+              {"type": "mix", "sources": [{"type": "keyboard", "word_prob": 0.1, "colour": "red"}]})
+    assert handled(caught.value, capsys) == (
+        "error: KeyboardNoise got unknown parameters sources.0.word_prob (did you mean word_probability?), "
+        "sources.0.colour; its parameters: word_probability"
+    )
+
+
+def test_an_unknown_noise_type_through_the_command_line(tmp_path):
+    done = allennlp("noise", str(FIXTURES / "squad_tiny.json"), str(tmp_path / "n.json"), "--no-progress",
+                    "--noise", '{"type": "keyboard", "word_prob": 0.1}')
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        "error: KeyboardNoise got an unknown parameter word_prob (did you mean word_probability?); "
+        "its parameters: word_probability"
+    )
+
+
+def test_plugin_announcements_are_debug_only(caplog):
+    import logging
+
+    record = logging.LogRecord("allennlp.common.plugins", logging.INFO, __file__, 1, "Plugin %s available",
+                               ("srcframework",), None)
+    failed = logging.LogRecord("allennlp.common.plugins", logging.ERROR, __file__, 1, "Plugin x could not be loaded",
+                               (), None)
+    root = logging.getLogger()
+    level = root.level
+    try:
+        root.setLevel(logging.INFO)
+        assert not cli_errors.PluginAnnouncementFilter().filter(record)
+        assert cli_errors.PluginAnnouncementFilter().filter(failed)
+        root.setLevel(logging.DEBUG)
+        assert cli_errors.PluginAnnouncementFilter().filter(record)
+    finally:
+        root.setLevel(level)
+
+
+def test_help_prints_nothing_on_stderr():
+    done = allennlp("noise", "--help")
+    assert done.returncode == 0 and "usage: allennlp noise" in done.stdout
+    assert done.stderr == ""
 
 
 def test_excerpt_keeps_short_messages_and_says_what_it_cut():

@@ -124,4 +124,5 @@ def test_noise_preset_by_name_through_the_command_line(tmp_path, monkeypatch, ca
     monkeypatch.setattr(sys, "argv", ["allennlp", "noise", "in.json", "out.json", "--noise", "keybord"])
     with pytest.raises(SystemExit):
         main(prog="allennlp")
-    assert "no noise preset or noise source type 'keybord'; presets: asr-fast-3voices" in capsys.readouterr().err
+    assert "no noise preset or noise source type 'keybord'; did you mean keyboard? presets: asr-fast-3voices" in (
+        capsys.readouterr().err)

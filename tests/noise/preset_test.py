@@ -45,8 +45,11 @@ def test_noise_params_resolves_names():
     assert noise_params("asr-heldout-voice") == ASR_RMS
     assert noise_params("blank") == {"type": "blank"}  # a type that is no preset
     assert noise_params({"type": "keyboard", "word_probability": 0.5}) == {"type": "keyboard", "word_probability": 0.5}
-    with pytest.raises(InputError, match="no noise preset or noise source type 'keybord'; presets: .*keyboard"):
+    with pytest.raises(InputError, match="no noise preset or noise source type 'keybord'; did you mean keyboard[?] "
+                                         "presets: .*keyboard"):
         noise_params("keybord")
+    with pytest.raises(InputFileNotFound, match="no noise preset 'noisqa-mix'; did you mean noiseqa-mix[?] presets: "):
+        NoiseSource.from_params(Params({"type": "preset", "name": "noisqa-mix"}))
 
 
 def test_preset_type_in_a_config_builds_the_source():
