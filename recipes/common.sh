@@ -3,6 +3,8 @@
 # Each step of a recipe is skipped when its output is complete and resumed when it was stopped
 # (`allennlp train --recover` from the last finished epoch; the noise, synthesis, transcription and
 # study commands resume from their own journals and caches when run again with the same arguments).
+# Call the steps one a line under `set -e` (not in an `a && b` list, where bash ignores `set -e`
+# inside them), so that the first failing command stops the run.
 export PATH="$PWD/.venv/bin:$PATH"
 DATA=${SHARED_DATA:-../shared/data}
 STARTED=$(date +%s)
@@ -38,8 +40,8 @@ need() {  # file or folder, what makes it: stops with one line when it is missin
 report() {  # results.json of a study, recipe folder: copies it into the recipe, fills its README
   local results=$1 recipe=$2
   need "$results" "run the study step first"
-  cp "$results" "$recipe/results.json"
-  python -m srcframework.studies.markdown_into "$recipe/results.json" "$recipe/README.md"
+  cp "$results" "$recipe/results.json" || return 1
+  python -m srcframework.studies.markdown_into "$recipe/results.json" "$recipe/README.md" || return 1
   say "results: $recipe/results.json and the table in $recipe/README.md (commit both)"
 }
 

@@ -67,6 +67,12 @@ case "${1:-all}" in
   study) step_study ;;
   report) report "$OUT/study/results.json" "$RECIPE" ;;
   status) step_status ;;
-  all) step_speech && step_train && step_study && report "$OUT/study/results.json" "$RECIPE" && step_status ;;
+  all)
+    step_speech
+    step_train
+    step_study
+    report "$OUT/study/results.json" "$RECIPE"
+    step_status
+    ;;
   *) echo "usage: $0 [all|speech|train|study|report|status]" >&2; exit 2 ;;
 esac

@@ -121,7 +121,16 @@ case "${1:-all}" in
   study) step_study ;;
   report) report "$OUT/study/results.json" "$RECIPE" ;;
   status) step_status ;;
-  all) step_data && step_speech && step_pretrain && step_text && step_e2e && step_transcribe && step_study \
-    && report "$OUT/study/results.json" "$RECIPE" && step_status ;;
+  all)
+    step_data
+    step_speech
+    step_pretrain
+    step_text
+    step_e2e
+    step_transcribe
+    step_study
+    report "$OUT/study/results.json" "$RECIPE"
+    step_status
+    ;;
   *) echo "usage: $0 [all|data|speech|pretrain|text|e2e|transcribe|study|report|status]" >&2; exit 2 ;;
 esac

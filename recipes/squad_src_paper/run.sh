@@ -104,7 +104,14 @@ case "${1:-all}" in
   report) report "$OUT/study/results.json" "$RECIPE" ;;
   status) step_status ;;
   check) step_check ;;
-  all) step_split && step_text && step_e2e && step_transcribe && step_study && report "$OUT/study/results.json" "$RECIPE" \
-    && step_status ;;
+  all)
+    step_split
+    step_text
+    step_e2e
+    step_transcribe
+    step_study
+    report "$OUT/study/results.json" "$RECIPE"
+    step_status
+    ;;
   *) echo "usage: $0 [all|split|text|e2e|transcribe|study|report|status|check]" >&2; exit 2 ;;
 esac

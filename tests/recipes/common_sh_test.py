@@ -1,0 +1,55 @@
+"""recipes/common.sh, with a stand-in `allennlp` that records its calls: a training is started, resumed
+with --recover from its last epoch, skipped once archived; `report` fills the README's results block."""
+import json
+import subprocess
+
+from tests.conftest import ROOT
+from tests.recipes.markdown_into_test import RESULTS
+
+STAND_IN = """#!/usr/bin/env bash
+echo "$*" >> calls.log
+folder=$4
+mkdir -p "$folder"
+echo '{}' > "$folder/config.json"
+if [ -n "${STOP:-}" ]; then touch "$folder/model_state_e1_b0.th"; exit 1; fi
+touch "$folder/model_state_e2_b0.th" "$folder/model.tar.gz"
+"""
+
+
+def bash(folder, script, **env):
+    command = f"source {ROOT}/recipes/common.sh; {script}"
+    return subprocess.run(["bash", "-c", command], cwd=folder, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", **env})
+
+
+def test_a_training_starts_resumes_and_is_skipped(tmp_path):
+    stand_in = tmp_path / ".venv" / "bin" / "allennlp"
+    stand_in.parent.mkdir(parents=True)
+    stand_in.write_text(STAND_IN)
+    stand_in.chmod(0o755)
+    stopped = bash(tmp_path, "train c.jsonnet runs/m -o '{}'", STOP="1")
+    assert stopped.returncode == 1 and "FAILED: c.jsonnet; see runs/m.log" in stopped.stdout
+    resumed = bash(tmp_path, "train c.jsonnet runs/m -o '{}'")
+    assert resumed.returncode == 0 and "(--recover; epochs done: 1;" in resumed.stdout
+    skipped = bash(tmp_path, "train c.jsonnet runs/m && summary runs/m/model.tar.gz runs/other")
+    assert "skip runs/m: archived" in skipped.stdout
+    assert "  done     runs/m/model.tar.gz\n  missing  runs/other\n" in skipped.stdout
+    assert (tmp_path / "calls.log").read_text().splitlines() == [
+        "train c.jsonnet -s runs/m -f -o {}", "train c.jsonnet -s runs/m --recover -o {}"]
+
+
+def test_report_copies_the_results_and_fills_the_readme(tmp_path):
+    venv = tmp_path / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python").write_text(f'#!/usr/bin/env bash\nexec {ROOT}/.venv/bin/python "$@"\n')
+    (venv / "python").chmod(0o755)
+    (tmp_path / "recipe").mkdir()
+    (tmp_path / "recipe" / "README.md").write_text("<!-- results:study -->\nNot yet run here.\n<!-- /results:study -->\n")
+    missing = bash(tmp_path, "report out/results.json recipe")
+    assert missing.returncode == 1 and "missing out/results.json: run the study step first" in missing.stderr
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "results.json").write_text(json.dumps(RESULTS))
+    done = bash(tmp_path, "report out/results.json recipe")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "recipe" / "results.json").read_text()) == RESULTS
+    assert "<!-- source: results.json -->" in (tmp_path / "recipe" / "README.md").read_text()
