@@ -1,5 +1,6 @@
-"""recipes/common.sh, with a stand-in `allennlp` that records its calls: a training is started, resumed
-with --recover from its last epoch, skipped once archived; `report` fills the README's results block."""
+"""recipes/common.sh, with stand-ins for `allennlp` and `python` that record their calls: a training is
+started, resumed with --recover from its last epoch, skipped once archived; `report` copies the
+study's results.json into the recipe and fills its README."""
 import json
 import subprocess
 
@@ -41,7 +42,7 @@ def test_a_training_starts_resumes_and_is_skipped(tmp_path):
 def test_report_copies_the_results_and_fills_the_readme(tmp_path):
     venv = tmp_path / ".venv" / "bin"
     venv.mkdir(parents=True)
-    (venv / "python").write_text(f'#!/usr/bin/env bash\nexec {ROOT}/.venv/bin/python "$@"\n')
+    (venv / "python").write_text('#!/usr/bin/env bash\necho "$*" >> calls.log\n')  # markdown_into_test tests the module
     (venv / "python").chmod(0o755)
     (tmp_path / "recipe").mkdir()
     (tmp_path / "recipe" / "README.md").write_text("<!-- results:study -->\nNot yet run here.\n<!-- /results:study -->\n")
@@ -52,4 +53,5 @@ def test_report_copies_the_results_and_fills_the_readme(tmp_path):
     done = bash(tmp_path, "report out/results.json recipe")
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "recipe" / "results.json").read_text()) == RESULTS
-    assert "<!-- source: results.json -->" in (tmp_path / "recipe" / "README.md").read_text()
+    assert (tmp_path / "calls.log").read_text() == "-m srcframework.studies.markdown_into recipe/results.json recipe/README.md\n"
+    assert "results: recipe/results.json and the table in recipe/README.md (commit both)" in done.stdout
