@@ -35,8 +35,8 @@ def problems_of(arguments, parser) -> list:
     """What is wrong with one `allennlp ARGUMENTS` invocation: an unknown subcommand or flag."""
     while arguments and arguments[0] in GLOBAL_OPTIONS:
         arguments = arguments[1:]
-    if not arguments or not arguments[0][:1].isalpha():
-        return []  # `allennlp` named in prose, or `allennlp ...`
+    if not arguments or not arguments[0][:1].isalpha() or arguments[0].isupper():
+        return []  # `allennlp` named in prose, `allennlp ...`, or a placeholder (`allennlp COMMAND --help`)
     name, rest = arguments[0], arguments[1:]
     commands = subparsers(parser)
     if name not in commands:
