@@ -27,14 +27,14 @@ class AccentReport(Subcommand):
             "bootstrap 95% intervals of the overall F1, each country's F1 and the F1 range. "
             "Writes report.json, report.md and f1_by_country.png into OUT_DIR and prints the Markdown."
         )
-        subparser = parser.add_parser(self.name, description=description, help="EM/F1 per accent group")
+        subparser = parser.add_parser(self.name, description=description, help="Score predictions per accent group.")
         subparser.add_argument("predictions", nargs="+", help="span_qa predict output (JSON lines); several are pooled")
         subparser.add_argument("-o", "--output-dir", required=True, help="folder for the report files")
         subparser.add_argument(
             "--group-keys",
             type=parse_group_keys,
             default=",".join(GROUP_KEYS),
-            help="comma-separated group keys (default: %(default)s)",
+            help="comma-separated group keys",
         )
         subparser.add_argument("--title", help="title of the Markdown report and the plot")
         subparser.add_argument(

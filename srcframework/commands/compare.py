@@ -30,7 +30,7 @@ class Compare(Subcommand):
             "Finished pairs are cached in OUT_DIR/pairs (keyed by the archive, data and reader "
             "config), so a rerun only does what is missing or changed."
         )
-        subparser = parser.add_parser(self.name, description=description, help="compare models on test sets")
+        subparser = parser.add_parser(self.name, description=description, help="Compare models on test sets.")
         subparser.add_argument("study", help="study file (Jsonnet or JSON)")
         subparser.add_argument("-o", "--output-dir", required=True, help="folder for the pairs and the reports")
         subparser.add_argument(
@@ -38,7 +38,7 @@ class Compare(Subcommand):
             help="pairs run in parallel worker processes; each holds one model in memory at a time",
         )
         subparser.add_argument(
-            "--shard", type=parse_shard, default=(0, 1),
+            "--shard", type=parse_shard, default="0/1",
             help="i/n: run every n-th pair from the i-th (array jobs on a shared OUT_DIR); then --merge",
         )
         subparser.add_argument("--merge", action="store_true", help="run nothing; assemble the reports from the pairs")
@@ -61,7 +61,7 @@ class Compare(Subcommand):
         subparser.add_argument(
             "--examples", type=int, default=5, help="example flips of each direction per noisy pair in report.html"
         )
-        subparser.add_argument("--no-progress", action="store_true")
+        subparser.add_argument("--no-progress", action="store_true", help="show no progress bar")
         subparser.set_defaults(func=run)
         return subparser
 

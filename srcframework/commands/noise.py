@@ -6,7 +6,7 @@ import logging
 from allennlp.commands import Subcommand
 from allennlp.common.checks import ConfigurationError
 
-from srcframework.common.errors import InputError
+from srcframework.common.errors import InputError, json_error_text
 from srcframework.common.paths import check_output_path
 from srcframework.jobs.challenge_set import make_challenge_set
 from srcframework.noise.preset import noise_params
@@ -31,7 +31,7 @@ def parse_noise(text: str) -> dict:
         try:
             return json.loads(text)
         except json.JSONDecodeError as err:
-            raise argparse.ArgumentTypeError(f"--noise is not valid JSON: {err}") from None
+            raise argparse.ArgumentTypeError(f"--noise is not valid JSON: {json_error_text(err)}") from None
     try:
         return noise_params(text)
     except InputError as err:
@@ -46,7 +46,7 @@ class Noise(Subcommand):
             "Each question keeps its clean text as `original_question`; the file records the noise "
             "config. A killed run resumes where it stopped when run again with the same arguments."
         )
-        subparser = parser.add_parser(self.name, description=description, help="build a noisy challenge set")
+        subparser = parser.add_parser(self.name, description=description, help="Build a noisy challenge set.")
         subparser.add_argument("input_file", help="SQuAD v1.1-format JSON")
         subparser.add_argument("output_file", help="where to write the challenge set")
         subparser.add_argument(
@@ -56,11 +56,14 @@ class Noise(Subcommand):
                  '\'{"type": "asr", "synthesizer": {"type": "flite", "voice": "slt"}}\'',
         )
         subparser.add_argument("--type", dest="noise", type=parse_noise, help="alias of --noise NAME")
-        subparser.add_argument("--seed", type=int, default=0)
+        subparser.add_argument(
+            "--seed", type=int, default=0,
+            help="seed of the noise: the same seed, config and question give the same noisy question",
+        )
         subparser.add_argument("--workers", type=int, default=1, help="parallel worker processes")
         subparser.add_argument("--batch-size", type=int, default=16, help="questions per engine call")
-        subparser.add_argument("--shard", type=parse_shard, default=(0, 1), help="i/n: this job's share, for array jobs")
-        subparser.add_argument("--no-progress", action="store_true")
+        subparser.add_argument("--shard", type=parse_shard, default="0/1", help="i/n: this job's share, for array jobs")
+        subparser.add_argument("--no-progress", action="store_true", help="show no progress bar")
         subparser.set_defaults(func=run)
         return subparser
 
@@ -82,5 +85,16 @@ def run(args: argparse.Namespace) -> dict:
         shard=args.shard,
         progress=not args.no_progress,
     )
+    print(format_summary(result, args.output_file))
     print(json.dumps(result))
     return result
+
+
+def format_summary(result: dict, output_file: str) -> str:
+    """What was written where, in words (the JSON line after it says the same for programs)."""
+    reused = result["questions"] - result["noised_now"]
+    done = f"{result['questions']} questions ({result['noised_now']} noised now, {reused} already done)"
+    if result["complete"]:
+        return f"wrote {result['output']}: {done}"
+    return (f"wrote {result['output']}: this shard's {done}; {output_file} is written by the run that finds "
+            "every shard done (or by a run without --shard)")

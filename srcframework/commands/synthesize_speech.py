@@ -33,7 +33,7 @@ class SynthesizeSpeech(Subcommand):
             "speakers.tsv and squad.json. Each question is read by one voice (round-robin, or seeded). "
             "A killed run resumes where it stopped when run again with the same arguments."
         )
-        subparser = parser.add_parser(self.name, description=description, help="synthesize spoken questions")
+        subparser = parser.add_parser(self.name, description=description, help="Synthesize spoken questions with offline voices.")
         subparser.add_argument("squad_file", help="SQuAD v1.1-format JSON")
         subparser.add_argument("out_dir", help="folder to write")
         subparser.add_argument(
@@ -47,7 +47,7 @@ class SynthesizeSpeech(Subcommand):
         subparser.add_argument("--workers", type=int, default=1, help="parallel worker processes")
         subparser.add_argument("--limit", type=int, default=None, help="only the first K questions")
         subparser.add_argument("--seed", type=int, default=None, help="deal the speakers over a seeded shuffle")
-        subparser.add_argument("--no-progress", action="store_true")
+        subparser.add_argument("--no-progress", action="store_true", help="show no progress bar")
         subparser.set_defaults(func=run)
         return subparser
 

@@ -67,7 +67,7 @@ def add_transcription_arguments(subparser: argparse.ArgumentParser) -> None:
         help="leave out recordings that are missing, empty, unreadable, silent or hold NaN/inf samples, and rows the "
              "folder's join rules refuse (counted and listed) instead of stopping at the first",
     )
-    subparser.add_argument("--no-progress", action="store_true")
+    subparser.add_argument("--no-progress", action="store_true", help="show no progress bar")
 
 
 def folder_and_settings(args: argparse.Namespace) -> Tuple[SquadSrcFolder, TranscriptionSettings]:
@@ -90,7 +90,7 @@ class Transcribe(Subcommand):
             "unreadable, silent, NaN or infinite samples) stops the run naming the file, keeping the "
             "journal of what was done, unless --skip-invalid is given."
         )
-        subparser = parser.add_parser(self.name, description=description, help="transcribe spoken questions")
+        subparser = parser.add_parser(self.name, description=description, help="Transcribe spoken questions.")
         subparser.add_argument("src_dir", help="SQuAD-SRC-layout folder")
         subparser.add_argument("output_file", help="SQuAD-format JSON to write")
         add_transcription_arguments(subparser)

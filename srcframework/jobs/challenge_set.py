@@ -86,7 +86,14 @@ _WORKER_SOURCE: Optional[NoiseSource] = None
 
 def _init_worker(noise_params: dict) -> None:
     global _WORKER_SOURCE
-    _WORKER_SOURCE = NoiseSource.from_params(Params(copy.deepcopy(noise_params)))
+    # `make_challenge_set` built the same source first and AllenNLP logged its parameters then:
+    # they are not logged again (in this process that would be inside the progress bar)
+    params_logger = logging.getLogger("allennlp.common.params")
+    disabled, params_logger.disabled = params_logger.disabled, True
+    try:
+        _WORKER_SOURCE = NoiseSource.from_params(Params(copy.deepcopy(noise_params)))
+    finally:
+        params_logger.disabled = disabled
 
 
 def _noise_batch(job: Tuple[List[Tuple[str, str]], int]) -> List[Tuple[str, str]]:
@@ -148,7 +155,8 @@ def make_challenge_set(
 
     # Returns
 
-    `dict`: `questions`, `noised_now` and `complete` (whether `output_path` was written).
+    `dict`: `questions`, `noised_now`, `complete` (whether `output_path` was written) and `output`
+    (the file written: `output_path`, or the shard's file while other shards are missing).
     """
     index, count = shard
     if not (count >= 1 and 0 <= index < count):
@@ -188,11 +196,12 @@ def make_challenge_set(
     }
     if count > 1:
         shard_ids = {qid for qid, _ in mine}
-        write_json_atomic(f"{output_path}.shard-{index}-of-{count}.json", apply_noise(dataset, done, meta, shard_ids))
+        shard_path = f"{output_path}.shard-{index}-of-{count}.json"
+        write_json_atomic(shard_path, apply_noise(dataset, done, meta, shard_ids))
         missing = [qid for qid in ids if qid not in done]
         if missing:
-            return {"questions": len(mine), "noised_now": len(todo), "complete": False}
+            return {"questions": len(mine), "noised_now": len(todo), "complete": False, "output": shard_path}
     write_json_atomic(output_path, apply_noise(dataset, done, meta))
     for journal_file in glob.glob(glob.escape(output_path) + ".journal-*.jsonl"):
         os.remove(journal_file)
-    return {"questions": len(questions), "noised_now": len(todo), "complete": True}
+    return {"questions": len(questions), "noised_now": len(todo), "complete": True, "output": output_path}

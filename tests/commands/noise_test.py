@@ -1,5 +1,6 @@
 import argparse
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -44,6 +45,22 @@ def test_writes_noised_set_with_originals_and_config(tmp_path, capsys):
     assert not list(tmp_path.glob("*.journal-*"))
 
 
+def test_logs_the_parameters_once_and_says_where_the_output_went(tmp_path, capsys, caplog):
+    out = tmp_path / "keyboard.json"
+    with caplog.at_level(logging.INFO, logger="allennlp.common.params"):
+        run(noise_args(FIXTURES / "squad_tiny.json", out))
+    assert [r.getMessage() for r in caplog.records if r.name == "allennlp.common.params"] == ["type = keyboard",
+                                                                                             "word_probability = 0.25"]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"wrote {out}: 9 questions (9 noised now, 0 already done)"
+    assert json.loads(lines[1]) == {"questions": 9, "noised_now": 9, "complete": True, "output": str(out)}
+    run(noise_args(FIXTURES / "squad_tiny.json", tmp_path / "half.json", shard=(0, 2)))
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"wrote {tmp_path}/half.json.shard-0-of-2.json: this shard's 5 questions (5 noised now, 0 already done); "
+        f"{tmp_path}/half.json is written by the run that finds every shard done (or by a run without --shard)"
+    )
+
+
 def test_killed_run_resumes_to_identical_output(tmp_path):
     """SIGKILL a real `allennlp noise` run midway; rerunning gives the uninterrupted output."""
     reference = tmp_path / "reference.json"
@@ -75,8 +92,10 @@ def test_argument_errors():
     for bad in ("4/4", "x", "1/0"):
         with pytest.raises(argparse.ArgumentTypeError):
             parse_shard(bad)
-    with pytest.raises(argparse.ArgumentTypeError, match="not valid JSON"):
+    with pytest.raises(argparse.ArgumentTypeError, match="not valid JSON: expecting property name .* column 2$"):
         parse_noise("{oops")
+    with pytest.raises(argparse.ArgumentTypeError, match="unterminated string starting at line 1, column 10$"):
+        parse_noise('{"type": "keyboard')
     with pytest.raises(ConfigurationError, match="which noise source"):
         run(noise_args(FIXTURES / "squad_tiny.json", "/tmp/never.json", noise=None))
 

@@ -58,7 +58,7 @@ def test_the_file_records_the_config_as_given_and_as_resolved(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     config = {"type": "misspelling", "path": "list.txt"}  # relative, and word_probability left to its default
     result = make_challenge_set("in.json", "out.json", config, seed=4, progress=False)
-    assert result == {"questions": 3, "noised_now": 3, "complete": True}
+    assert result == {"questions": 3, "noised_now": 3, "complete": True, "output": "out.json"}
     noise = json.loads((tmp_path / "out.json").read_text())["noise"]
     assert noise["config"] == config
     assert noise["resolved"] == {"type": "misspelling", "path": str(tmp_path / "list.txt"), "word_probability": 1.0}
@@ -124,10 +124,12 @@ def test_same_result_with_workers_batches_and_shards(tmp_path):
     sharded = tmp_path / "sharded.json"
     first = make_challenge_set(str(DEFAULT_TRAIN), str(sharded), {"type": "keyboard"}, seed=3, shard=(0, 2), progress=False)
     assert not first["complete"] and not sharded.exists()
+    assert first["output"] == str(tmp_path / "sharded.json.shard-0-of-2.json")
     part = questions(tmp_path / "sharded.json.shard-0-of-2.json")
     assert 0 < len(part) < len(questions(reference))
-    make_challenge_set(str(DEFAULT_TRAIN), str(sharded), {"type": "keyboard"}, seed=3, shard=(1, 2), progress=False)
+    last = make_challenge_set(str(DEFAULT_TRAIN), str(sharded), {"type": "keyboard"}, seed=3, shard=(1, 2), progress=False)
     assert questions(sharded) == questions(reference)  # the last shard completes the whole set
+    assert last["complete"] and last["output"] == str(sharded)
 
 
 def test_journal_of_another_config_is_refused(tmp_path):
