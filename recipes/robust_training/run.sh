@@ -5,6 +5,7 @@
 #   bash recipes/robust_training/run.sh data       # the training split, noisy copies, XQuAD ASR set
 #   bash recipes/robust_training/run.sh train      # the 6 BiDAF twins (3 seeds) and the MiniLM twins
 #   bash recipes/robust_training/run.sh study      # allennlp compare on the archives
+#   bash recipes/robust_training/run.sh report     # results.json and its tables into the README
 #   bash recipes/robust_training/run.sh status     # what is done
 # Every step is skipped when its output is complete and resumed when it was stopped: the noise
 # jobs from their journals, a training with `allennlp train --recover` from its last epoch (the
@@ -70,6 +71,12 @@ step_study() {
   allennlp compare "$RECIPE/study.jsonnet" -o "$OUT/study" --workers "$WORKERS"
 }
 
+step_report() {
+  cp "$OUT/study/results.json" "$RECIPE/results.json"
+  python -m srcframework.studies.markdown_into "$RECIPE/results.json" "$RECIPE/README.md"
+  echo "results: $RECIPE/results.json and the tables in $RECIPE/README.md"
+}
+
 step_status() {
   for folder in "$OUT"/*_s*/; do
     [ -d "$folder" ] || continue
@@ -84,7 +91,14 @@ case "${1:-all}" in
   train) step_train ;;
   train-one) train_one "$2" "$3" ;;
   study) step_study ;;
+  report) step_report ;;
   status) step_status ;;
-  all) step_data && step_train && step_study && step_status ;;
-  *) echo "usage: $0 [all|data|train|study|status]" >&2; exit 2 ;;
+  all)
+    step_data
+    step_train
+    step_study
+    step_report
+    step_status
+    ;;
+  *) echo "usage: $0 [all|data|train|study|report|status]" >&2; exit 2 ;;
 esac
