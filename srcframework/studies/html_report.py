@@ -6,6 +6,10 @@ After the page has loaded, a small inline script counts the images that decoded
 `<body>`, beside `data-images-total`; a headless browser's `--dump-dom` then shows whether every
 figure rendered.
 
+A score built on few questions is not as firm as the others: in a table that knows the questions
+behind each cell (per country, gender, question type, length, WER bucket) each score shows its
+count (`n=12`), and one of fewer than `FEW_QUESTIONS` questions is greyed out.
+
 Below the figures, "Example flips" lists for each noisy pair some questions that the noise turned
 from right to wrong and from wrong to right: the clean and the noisy question, the gold answers
 and both predictions.
@@ -21,6 +25,8 @@ table { border-collapse: collapse; margin: 0.5em 0 0.3em; }
 th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #ddd; }
 th { background: #f3f3f3; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.few { color: #aaa; }
+span.n { color: #888; font-size: 0.8em; margin-left: 0.3em; }
 p.note { color: #666; font-size: 0.9em; margin-top: 0; }
 figure { margin: 1em 0; }
 img { max-width: 100%; border: 1px solid #eee; }
@@ -45,6 +51,18 @@ DIRECTIONS = (("right_to_wrong", "right on the clean set, wrong on this one"),
               ("wrong_to_right", "wrong on the clean set, right on this one"))
 
 
+FEW_QUESTIONS = 30  # a score of fewer questions is greyed out
+
+
+def _number_cell(cell, count: Optional[int]) -> str:
+    """A number's `<td>`; with `count`, the questions behind it, greyed out when they are few."""
+    text = escape(format_cell(cell))
+    if count is None or cell is None:
+        return f'<td class="num">{text}</td>'
+    few = " few" if count < FEW_QUESTIONS else ""
+    return f'<td class="num{few}">{text}<span class="n">n={count}</span></td>'
+
+
 def html_table(table: Table) -> str:
     lines = [f'<table id="{escape(table.name)}">', "<thead>"]
     if table.groups:
@@ -52,14 +70,18 @@ def html_table(table: Table) -> str:
         lines.append(f"<tr>{cells}</tr>")
     lines.append("<tr>" + "".join(f"<th>{escape(cell)}</th>" for cell in table.header) + "</tr>")
     lines += ["</thead>", "<tbody>"]
-    for row in table.rows:
+    for number, row in enumerate(table.rows):
+        counts = table.counts[number] if table.counts else [None] * len(row)
         cells = "".join(
-            f"<td>{escape(format_cell(cell))}</td>" if i < table.first else f'<td class="num">{escape(format_cell(cell))}</td>'
+            f"<td>{escape(format_cell(cell))}</td>" if i < table.first else _number_cell(cell, counts[i])
             for i, cell in enumerate(row)
         )
         lines.append(f"<tr>{cells}</tr>")
     lines += ["</tbody>", "</table>"]
     lines += [f'<p class="note">{escape(note)}</p>' for note in table.notes]
+    if table.counts:
+        lines.append(f'<p class="note">n: the questions behind a score; greyed out: fewer than {FEW_QUESTIONS}, '
+                     "too few for a firm score.</p>")
     return "\n".join(lines)
 
 
@@ -110,7 +132,7 @@ def report_html(results: dict, images: List[str]) -> str:
     ]
     for table in results_tables(results):
         parts += [f"<h2>{escape(table.title)}</h2>", html_table(table)]
-    parts.append("<h2>Figures</h2>")
+    parts += ["<h2>Figures</h2>"] if images else []
     for name in images:
         caption = CAPTIONS.get(name, name)
         parts.append(

@@ -11,11 +11,11 @@
 - `f1_by_wer_bucket.png`: F1 against the question's WER bucket with intervals, one panel per
   model and one line per noisy test set.
 
-A figure with nothing to show says so in its panel, so that every report has the same images.
-The same results give byte-identical files.
+A figure with nothing to show (a study without per-country scores has no `f1_by_country.png`) is
+left out rather than drawn as an empty frame. The same results give byte-identical files.
 """
 import io
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -41,12 +41,6 @@ def _png(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def _empty(axes, message: str) -> None:
-    axes.text(0.5, 0.5, message, ha="center", va="center", transform=axes.transAxes)
-    axes.set_xticks([])
-    axes.set_yticks([])
-
-
 def _colours(results: dict) -> Dict[str, str]:
     return {model["name"]: PALETTE[i % len(PALETTE)] for i, model in enumerate(results["models"])}
 
@@ -68,24 +62,23 @@ def _grouped_bars(axes, categories: List[str], series: List[Tuple[str, str, Dict
     _legend_beside(axes)
 
 
-def f1_by_country(results: dict) -> bytes:
+def f1_by_country(results: dict) -> Optional[bytes]:
     colours = _colours(results)
     pairs = [pair for pair in results["pairs"] if pair["by_country"]]
+    if not pairs:
+        return None
     per_model: Dict[str, int] = {}
     for pair in pairs:
         per_model[pair["model"]] = per_model.get(pair["model"], 0) + 1
     countries = sorted({c for pair in pairs for c in pair["by_country"]})
     figure, axes = _figure(max(5.0, 1.0 * len(countries) + 3.0))
-    if not pairs:
-        _empty(axes, "no per-country scores in this study")
-    else:
-        series = []
-        for pair in pairs:
-            label = pair["model"] if per_model[pair["model"]] == 1 else f"{pair['model']} / {pair['set']}"
-            series.append((label, colours[pair["model"]], {c: g["f1"] for c, g in pair["by_country"].items()}))
-        _grouped_bars(axes, countries, series)
-        axes.set_xlabel("country of the speaker")
-        axes.set_ylabel("F1 (%)")
+    series = []
+    for pair in pairs:
+        label = pair["model"] if per_model[pair["model"]] == 1 else f"{pair['model']} / {pair['set']}"
+        series.append((label, colours[pair["model"]], {c: g["f1"] for c, g in pair["by_country"].items()}))
+    _grouped_bars(axes, countries, series)
+    axes.set_xlabel("country of the speaker")
+    axes.set_ylabel("F1 (%)")
     axes.set_title("F1 by country")
     return _png(figure)
 
@@ -110,46 +103,44 @@ def wer_points(results: dict) -> List[dict]:
     return points
 
 
-def f1_vs_wer(results: dict) -> bytes:
+def f1_vs_wer(results: dict) -> Optional[bytes]:
     colours = _colours(results)
     points = wer_points(results)
-    figure, axes = _figure(6.5, 4.5)
     if not points:
-        _empty(axes, "no test set with measured question WER")
-    else:
-        for number, model in enumerate(m["name"] for m in results["models"]):
-            mine = [p for p in points if p["model"] == model]
-            if not mine:
-                continue
-            axes.scatter([p["wer"] for p in mine], [p["f1"] for p in mine], color=colours[model],
-                         marker=MARKERS[number % len(MARKERS)], label=model)
-            for point in mine:
-                axes.annotate(point["label"], (point["wer"], point["f1"]), textcoords="offset points", xytext=(4, 3),
-                              fontsize=7)
-        axes.set_xlabel("question WER (%)")
-        axes.set_ylabel("F1 (%)")
-        axes.legend(fontsize=8)
+        return None
+    figure, axes = _figure(6.5, 4.5)
+    for number, model in enumerate(m["name"] for m in results["models"]):
+        mine = [p for p in points if p["model"] == model]
+        if not mine:
+            continue
+        axes.scatter([p["wer"] for p in mine], [p["f1"] for p in mine], color=colours[model],
+                     marker=MARKERS[number % len(MARKERS)], label=model)
+        for point in mine:
+            axes.annotate(point["label"], (point["wer"], point["f1"]), textcoords="offset points", xytext=(4, 3),
+                          fontsize=7)
+    axes.set_xlabel("question WER (%)")
+    axes.set_ylabel("F1 (%)")
+    axes.legend(fontsize=8)
     axes.set_title("F1 against question WER")
     return _png(figure)
 
 
-def robustness_drop(results: dict) -> bytes:
+def robustness_drop(results: dict) -> Optional[bytes]:
     colours = _colours(results)
     pairs = [pair for pair in results["pairs"] if pair["f1_drop"] is not None and pair["reference"]]
+    if not pairs:
+        return None
     sets = [s["name"] for s in results["test_sets"] if any(p["set"] == s["name"] for p in pairs)]
     figure, axes = _figure(max(5.0, 1.2 * len(sets) + 3.0))
-    if not pairs:
-        _empty(axes, "no noisy test set with a clean reference")
-    else:
-        series = []
-        for model in (m["name"] for m in results["models"]):
-            values = {p["set"]: p["f1_drop"] for p in pairs if p["model"] == model}
-            if values:
-                series.append((model, colours[model], values))
-        _grouped_bars(axes, sets, series)
-        axes.axhline(0.0, color="black", linewidth=0.8)
-        axes.set_xlabel("test set")
-        axes.set_ylabel("F1 drop from clean (points)")
+    series = []
+    for model in (m["name"] for m in results["models"]):
+        values = {p["set"]: p["f1_drop"] for p in pairs if p["model"] == model}
+        if values:
+            series.append((model, colours[model], values))
+    _grouped_bars(axes, sets, series)
+    axes.axhline(0.0, color="black", linewidth=0.8)
+    axes.set_xlabel("test set")
+    axes.set_ylabel("F1 drop from clean (points)")
     axes.set_title("Robustness: F1 drop by noise type")
     return _png(figure)
 
@@ -160,46 +151,43 @@ def _error_bars(values: List[float], lows: List[float], highs: List[float]) -> L
     return [[max(0.0, v - low) for v, low in zip(values, lows)], [max(0.0, high - v) for v, high in zip(values, highs)]]
 
 
-def f1_intervals(results: dict) -> bytes:
+def f1_intervals(results: dict) -> Optional[bytes]:
     colours = _colours(results)
     pairs = [pair for pair in results["pairs"] if "f1_low" in pair]
+    if not pairs:
+        return None
     sets = [s["name"] for s in results["test_sets"] if any(p["set"] == s["name"] for p in pairs)]
     figure, axes = _figure(max(5.0, 1.2 * len(sets) + 3.0))
     models = [m["name"] for m in results["models"] if any(p["model"] == m["name"] for p in pairs)]
-    if not pairs:
-        _empty(axes, "no intervals in these results")
-    else:
-        width = 0.8 / len(models)
-        for number, model in enumerate(models):
-            mine = {p["set"]: p for p in pairs if p["model"] == model}
-            xs = [i - 0.4 + width * (number + 0.5) for i, name in enumerate(sets) if name in mine]
-            chosen = [mine[name] for name in sets if name in mine]
-            values = [p["f1"] for p in chosen]
-            axes.bar(xs, values, width=width, label=model, color=colours[model],
-                     yerr=_error_bars(values, [p["f1_low"] for p in chosen], [p["f1_high"] for p in chosen]),
-                     capsize=3, ecolor="black")
-        axes.set_xticks(range(len(sets)))
-        axes.set_xticklabels(sets, rotation=30 if len(sets) > 4 else 0, ha="right" if len(sets) > 4 else "center")
-        _legend_beside(axes)
-        axes.set_xlabel("test set")
-        axes.set_ylabel("F1 (%)")
+    width = 0.8 / len(models)
+    for number, model in enumerate(models):
+        mine = {p["set"]: p for p in pairs if p["model"] == model}
+        xs = [i - 0.4 + width * (number + 0.5) for i, name in enumerate(sets) if name in mine]
+        chosen = [mine[name] for name in sets if name in mine]
+        values = [p["f1"] for p in chosen]
+        axes.bar(xs, values, width=width, label=model, color=colours[model],
+                 yerr=_error_bars(values, [p["f1_low"] for p in chosen], [p["f1_high"] for p in chosen]),
+                 capsize=3, ecolor="black")
+    axes.set_xticks(range(len(sets)))
+    axes.set_xticklabels(sets, rotation=30 if len(sets) > 4 else 0, ha="right" if len(sets) > 4 else "center")
+    _legend_beside(axes)
+    axes.set_xlabel("test set")
+    axes.set_ylabel("F1 (%)")
     level = round(100 * (results.get("statistics") or {}).get("confidence", 0.95))
     axes.set_title(f"F1 with {level}% bootstrap intervals")
     return _png(figure)
 
 
-def f1_by_wer_bucket(results: dict) -> bytes:
+def f1_by_wer_bucket(results: dict) -> Optional[bytes]:
     from srcframework.studies.question_types import WER_BUCKETS
 
     buckets = [label for label, _ in WER_BUCKETS]
     pairs = [pair for pair in results["pairs"] if pair.get("by_wer_bucket")]
+    if not pairs:
+        return None
     models = [m["name"] for m in results["models"] if any(p["model"] == m["name"] for p in pairs)]
     figure = Figure(figsize=(max(5.0, 4.5 * len(models)), 4.0), dpi=100)
     FigureCanvasAgg(figure)
-    if not pairs:
-        _empty(figure.add_subplot(), "no noisy text set with clean questions to measure WER against")
-        figure.axes[0].set_title("F1 by question WER")
-        return _png(figure)
     sets = [s["name"] for s in results["test_sets"] if any(p["set"] == s["name"] for p in pairs)]
     set_colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(sets)}
     first = None
@@ -225,11 +213,13 @@ def f1_by_wer_bucket(results: dict) -> bytes:
 
 
 def render_plots(results: dict) -> Dict[str, bytes]:
-    """`{file name: PNG bytes}` of the figures, in the order of `PLOT_NAMES`."""
-    return {
+    """`{file name: PNG bytes}` of the figures that have something to show, in the order of
+    `PLOT_NAMES`."""
+    figures = {
         "f1_by_country.png": f1_by_country(results),
         "f1_vs_wer.png": f1_vs_wer(results),
         "robustness_drop.png": robustness_drop(results),
         "f1_intervals.png": f1_intervals(results),
         "f1_by_wer_bucket.png": f1_by_wer_bucket(results),
     }
+    return {name: png for name, png in figures.items() if png is not None}

@@ -617,10 +617,11 @@ def collect_results(
 
 def write_outputs(results: dict, out_dir: str) -> List[str]:
     """results.json, the tables, the plots and report.html, each written atomically once all are
-    rendered; a file whose bytes would not change is left as it is. Returns the names written,
+    rendered; a file whose bytes would not change is left as it is, and a figure an earlier run
+    drew that these results leave out (nothing to show) is removed. Returns the names written,
     in order."""
     from srcframework.studies.html_report import report_html
-    from srcframework.studies.plots import render_plots
+    from srcframework.studies.plots import PLOT_NAMES, render_plots
     from srcframework.studies.tables import results_csv, results_markdown, results_tex
 
     files = {"results.json": (json.dumps(results, indent=1, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")}
@@ -637,4 +638,7 @@ def write_outputs(results: dict, out_dir: str) -> List[str]:
                 if handle.read() == payload:
                     continue
         write_bytes_atomic(path, payload)
+    for name in PLOT_NAMES:
+        if name not in images and os.path.isfile(os.path.join(out_dir, name)):
+            os.remove(os.path.join(out_dir, name))
     return list(files)

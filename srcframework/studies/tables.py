@@ -55,7 +55,9 @@ class PValue:
 @dataclass
 class Table:
     """One results table. `groups` optionally spans header cells with a label (the model of
-    three score columns); `first` is how many leading columns are labels rather than numbers."""
+    three score columns); `first` is how many leading columns are labels rather than numbers;
+    `counts`, where given, parallels `rows` with the number of questions behind each cell (None
+    for a cell that is no group's score)."""
 
     name: str
     title: str
@@ -64,6 +66,7 @@ class Table:
     first: int = 1
     groups: Optional[List[Tuple[str, int]]] = None
     notes: List[str] = field(default_factory=list)
+    counts: Optional[List[List[Optional[int]]]] = None
 
     def flat_header(self) -> List[str]:
         """Header cells with their group label in front (`bidaf EM`), for flat formats."""
@@ -327,23 +330,26 @@ def _breakdown_table(results: dict, key: str, order: List[str], name: str, title
     labels = [label for label in order if any(label in pair[key] for pair in pairs)]
     rows = [[pair["model"], pair["set"]] + [pair[key][label]["f1"] if label in pair[key] else None for label in labels]
             for pair in pairs]
+    counts = [[None, None] + [(pair[key].get(label) or {}).get("count") for label in labels] for pair in pairs]
     notes = [note + " Question counts and 95% intervals of each cell are in results.csv and results.json."]
-    return Table(name, title, ["Model", "Test set"] + labels, rows, 2, None, notes)
+    return Table(name, title, ["Model", "Test set"] + labels, rows, 2, None, notes, counts)
 
 
 def _groups_table(results: dict, key: str, name: str, title: str, with_range: bool) -> Table:
     pairs = [pair for pair in results["pairs"] if pair.get(f"by_{key}")]
     values = sorted({value for pair in pairs for value in pair[f"by_{key}"]})
-    rows = []
+    rows, counts = [], []
     for pair in pairs:
         groups = pair[f"by_{key}"]
         row = [pair["model"], pair["set"]] + [groups[v]["f1"] if v in groups else None for v in values]
+        counts.append([None, None] + [(groups.get(v) or {}).get("count") for v in values])
         if with_range:
             row.append(pair["f1_range"]["value"] if pair.get("f1_range") else None)
+            counts[-1].append(None)
         rows.append(row)
     header = ["Model", "Test set"] + values + (["F1 range"] if with_range else [])
     notes = ["F1 range: the best country's F1 minus the worst's."] if with_range else []
-    return Table(name, title, header, rows, 2, None, notes)
+    return Table(name, title, header, rows, 2, None, notes, counts)
 
 
 def question_noise_table(results: dict) -> Table:

@@ -44,6 +44,39 @@ def test_report_holds_the_tables_and_relative_images(study_dir):
     assert report_html(results, ["a.png"]).count("<img ") == 1
 
 
+def test_breakdown_scores_show_their_question_counts_and_few_are_greyed_out(study_dir):
+    from srcframework.studies.html_report import FEW_QUESTIONS
+
+    _, results = study_dir
+    page = report_html(results, [])
+    pair = next(p for p in results["pairs"] if p.get("by_question_type"))
+    label, group = next(iter(pair["by_question_type"].items()))
+    table = re.search(r'<table id="f1_by_question_type">.*?</table>', page, re.S).group(0)
+    few = " few" if group["count"] < FEW_QUESTIONS else ""
+    assert f'<td class="num{few}">{group["f1"]:.1f}<span class="n">n={group["count"]}</span></td>' in table
+    country, scores = next((c, g) for p in results["pairs"] for c, g in p["by_country"].items())
+    assert f'<span class="n">n={scores["count"]}</span>' in re.search(
+        r'<table id="f1_by_country">.*?</table>', page, re.S).group(0)
+    assert f"greyed out: fewer than {FEW_QUESTIONS}" in page
+    assert '<span class="n">' not in re.search(r'<table id="em_f1">.*?</table>', page, re.S).group(0)
+
+
+def test_a_small_cell_is_greyed_out_and_a_firm_one_is_not():
+    from srcframework.studies.html_report import FEW_QUESTIONS, html_table
+    from srcframework.studies.tables import Table
+
+    table = Table("t", "T", ["Model", "why", "what"], [["m", 0.0, 71.25]], 1, counts=[[None, 2, FEW_QUESTIONS]])
+    html = html_table(table)
+    assert '<td class="num few">0.0<span class="n">n=2</span></td>' in html
+    assert f'<td class="num">71.2<span class="n">n={FEW_QUESTIONS}</span></td>' in html
+
+
+def test_a_study_without_figures_has_no_figures_section():
+    results = {"study": "s", "models": [{"name": "m"}], "test_sets": [], "pairs": []}
+    page = report_html(results, [])
+    assert "<h2>Figures</h2>" not in page and 'data-images-total="0"' in page
+
+
 def test_names_are_escaped():
     results = {"study": "<s>", "models": [{"name": "a&b"}], "test_sets": [], "pairs": []}
     page = report_html(results, [])
@@ -64,6 +97,20 @@ def test_write_outputs_lists_the_files(study_dir, tmp_path):
     names = write_outputs(results, str(tmp_path))
     assert names == ["results.json", "results.md", "results.csv", "results.tex", *PLOT_NAMES, "report.html"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
+
+
+def test_a_study_without_per_country_scores_has_no_country_figure(study_dir, tmp_path):
+    import copy
+
+    _, results = study_dir
+    write_outputs(results, str(tmp_path))
+    plain = copy.deepcopy(results)
+    for pair in plain["pairs"]:
+        pair["by_country"] = {}
+    names = write_outputs(plain, str(tmp_path))
+    assert "f1_by_country.png" not in names and not (tmp_path / "f1_by_country.png").exists()  # the old one removed
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "f1_by_country.png" not in page and "F1 by country" not in page
 
 
 def test_example_flips_list_both_questions_answers_and_predictions():
