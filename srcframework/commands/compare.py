@@ -20,8 +20,9 @@ class Compare(Subcommand):
         description = (
             "Run a study: every model archive of STUDY on every test set of its input (or the "
             "listed pairs), scored with SQuAD EM/F1 overall and per country, gender and speaker. "
-            "Writes results.json/.md/.csv/.tex, f1_by_country.png, f1_vs_wer.png, "
-            "robustness_drop.png, f1_intervals.png, f1_by_wer_bucket.png and report.html into OUT_DIR, "
+            "Writes results.json/.md/.csv/.tex, the figures the results have something for "
+            "(f1_by_country.png, f1_vs_wer.png, robustness_drop.png, f1_intervals.png, f1_by_wer_bucket.png) "
+            "and report.html into OUT_DIR, "
             "with bootstrap 95% intervals (contexts resampled with all their questions, unless "
             "--bootstrap-unit question), paired randomisation tests Holm-corrected within each table "
             "(clean against each noisy set, model against model, robust model against its twin), an "
