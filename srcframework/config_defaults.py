@@ -36,7 +36,7 @@ DEFAULTS = {
     "ROBUST_OUT": "runs/robust_training",
     "ROBUST_SEEDS": "1,2,3",
     "WITH_MINILM": "1",
-    # noisy copies of the CPU-scale training split (`allennlp noise`, see README "Robust training")
+    # noisy copies of the CPU-scale training split (`allennlp noise`, see docs/noise.md)
     "NOISY_TRAIN": "runs/noisy",
     # training on ASR transcripts (files from `allennlp transcribe` or `allennlp noise --noise asr`)
     "ASR_TRAIN": "runs/noisy/train_asr.json",

@@ -1,4 +1,4 @@
-"""The layer map of `srcframework/` (README, Architecture): a module may import from its own layer
+"""The layer map of `srcframework/` (docs/architecture.md): a module may import from its own layer
 or a lower one, never from a higher one. This test reads every module's imports (its whole syntax
 tree, so imports inside functions count too) and names each upward one."""
 import ast

@@ -50,7 +50,7 @@ class PocketsphinxRecognizer(SpeechRecognizer):
     preset : `str`, optional (default = `"default"`)
         A named decoder setup from `PRESETS`: `"default"` (PocketSphinx's full three-pass search)
         or `"fast"` (tree search only, 2 Gaussians, at most 3,000 active HMMs a frame; for
-        noising training splits: see README for its speed and WER).
+        noising training splits: see docs/benchmarks.md for its speed and WER).
     options : `Dict[str, Any]`, optional
         Further PocketSphinx decoder options (e.g. `{"beam": 1e-30, "ds": 3}`); they override the
         preset's.
