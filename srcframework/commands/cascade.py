@@ -21,7 +21,9 @@ class Cascade(Subcommand):
             "OUT_DIR/transcripts.json and reused by a rerun; --transcripts FILE uses an existing "
             "`allennlp transcribe` output of SRC_DIR instead."
         )
-        subparser = parser.add_parser(self.name, description=description, help="Transcribe spoken questions, answer them and score per accent.")
+        subparser = parser.add_parser(
+            self.name, description=description, help="Transcribe spoken questions, answer them and score per accent."
+        )
         subparser.add_argument("src_dir", help="SQuAD-SRC-layout folder")
         subparser.add_argument("archive_file", help="trained model archive (model.tar.gz)")
         subparser.add_argument("out_dir", help="folder for transcripts, predictions and metrics")

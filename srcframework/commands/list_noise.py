@@ -31,7 +31,9 @@ class ListNoise(Subcommand):
             "config) with their configs and resolved configs, then the registered noise sources, encoders, "
             "speech recognizers, synthesizers and translators."
         )
-        subparser = parser.add_parser(self.name, description=description, help="List the noise presets and noise sources.")
+        subparser = parser.add_parser(
+            self.name, description=description, help="List the noise presets and noise sources."
+        )
         subparser.add_argument("name", nargs="?", help="show only this preset")
         subparser.add_argument("--json", action="store_true", help="print the listing as JSON")
         subparser.set_defaults(func=run)

@@ -15,7 +15,9 @@ from srcframework.plugins.manager import PluginReport, load_plugins
 class ListPlugins(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description = "List the installed srcframework plugins, their versions, what they add, and any that failed."
-        subparser = parser.add_parser(self.name, description=description, help="List the installed srcframework plugins.")
+        subparser = parser.add_parser(
+            self.name, description=description, help="List the installed srcframework plugins."
+        )
         subparser.add_argument("--json", action="store_true", help="print the report as JSON")
         subparser.set_defaults(func=run)
         return subparser

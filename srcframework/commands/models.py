@@ -27,7 +27,9 @@ class Models(Subcommand):
             "archive into the models folder; fill a card's figures from its recipe's results; print the "
             "README's Models table."
         )
-        subparser = parser.add_parser(self.name, description=description, help="List and install the pretrained models.")
+        subparser = parser.add_parser(
+            self.name, description=description, help="List and install the pretrained models."
+        )
         subparser.add_argument("--json", action="store_true", help="print the list as JSON")
         subparser.set_defaults(func=run_list)
         actions = subparser.add_subparsers(title="actions", metavar="ACTION")

@@ -59,7 +59,9 @@ class NoiseStats(Subcommand):
             "punctuation removed and whitespace collapsed before CER/WER; BLEU is sacrebleu's "
             "uncased corpus BLEU. Prints a Markdown table."
         )
-        subparser = parser.add_parser(self.name, description=description, help="Measure the question noise of challenge sets.")
+        subparser = parser.add_parser(
+            self.name, description=description, help="Measure the question noise of challenge sets."
+        )
         subparser.add_argument("sets", nargs="+", help="SQuAD-format challenge sets")
         subparser.add_argument("--original", help="clean SQuAD file, for sets without original_question")
         subparser.add_argument("--output-file", help="also write the rows as JSON here")

@@ -64,7 +64,9 @@ class SquadEval(Subcommand):
             "Score predictions with the official SQuAD v1.1 EM/F1 (0-100) and print JSON, with the number "
             "of questions, of unanswered ones (scored 0) and of prediction ids not in the data."
         )
-        subparser = parser.add_parser(self.name, description=description, help="Score predictions with the SQuAD v1.1 EM/F1.")
+        subparser = parser.add_parser(
+            self.name, description=description, help="Score predictions with the SQuAD v1.1 EM/F1."
+        )
         subparser.add_argument("data_file", help="SQuAD v1.1-format JSON with gold answers")
         subparser.add_argument("predictions_file", help="{qid: answer} JSON, or `allennlp predict` output")
         subparser.add_argument("--output-file", help="also write the JSON result here")

@@ -33,7 +33,9 @@ class SynthesizeSpeech(Subcommand):
             "speakers.tsv and squad.json. Each question is read by one voice (round-robin, or seeded). "
             "A killed run resumes where it stopped when run again with the same arguments."
         )
-        subparser = parser.add_parser(self.name, description=description, help="Synthesize spoken questions with offline voices.")
+        subparser = parser.add_parser(
+            self.name, description=description, help="Synthesize spoken questions with offline voices."
+        )
         subparser.add_argument("squad_file", help="SQuAD v1.1-format JSON")
         subparser.add_argument("out_dir", help="folder to write")
         subparser.add_argument(

@@ -158,7 +158,8 @@ def test_a_jsonnet_error_is_one_line_with_its_place(tmp_path):
     config.write_text("{dataset_reader: }")
     done = allennlp("train", str(config), "-s", str(tmp_path / "run"))
     assert done.returncode == 1
-    assert done.stderr.strip().splitlines()[-1] == f'error: config file {config}:1:18: unexpected: "}}" while parsing terminal'
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == f'error: config file {config}:1:18: unexpected: "}}" while parsing terminal'
     assert "Traceback" not in done.stderr
 
 
