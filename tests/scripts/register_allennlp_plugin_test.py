@@ -33,12 +33,24 @@ def test_registration_is_idempotent_and_keeps_other_plugins(tmp_path):
     assert os.listdir(plugins.parent) == ["plugins"]
 
 
+def test_a_package_line_beside_its_plugin_module_is_dropped(tmp_path):
+    plugins = tmp_path / ".allennlp" / "plugins"
+    plugins.parent.mkdir()
+    plugins.write_text("srcframework\nmy_plugin\n")  # an older install listed the package
+    out = register(tmp_path, "srcframework.allennlp_plugin")
+    assert "added srcframework.allennlp_plugin; dropped srcframework (a listed submodule imports it)" in out
+    assert plugins.read_text() == "my_plugin\nsrcframework.allennlp_plugin\n"
+    assert "already listed" in register(tmp_path, "srcframework.allennlp_plugin", "srcframework")
+    assert plugins.read_text() == "my_plugin\nsrcframework.allennlp_plugin\n"
+
+
 def test_subcommands_work_outside_the_repository_once_registered(tmp_path):
     work = tmp_path / "elsewhere"
     work.mkdir()
     before = squad_eval_help(tmp_path, work)
     assert before.returncode != 0 and "invalid choice: 'squad-eval'" in before.stderr
-    register(tmp_path, "srcframework")
+    register(tmp_path, "srcframework.allennlp_plugin")  # what `make install` registers
     after = squad_eval_help(tmp_path, work)
     assert after.returncode == 0, after.stderr[-3000:]
     assert "squad-eval" in after.stdout
+    assert after.stderr == ""  # AllenNLP's announcement of each plugin is kept for DEBUG
