@@ -9,7 +9,7 @@ parses the arguments). Any other exception keeps its full traceback.
 
 The handler is a `sys.excepthook`, so it covers every subcommand (AllenNLP's own included: they
 are bound before srcframework is imported, but their exceptions still end the process here). It is
-installed on import of `srcframework.commands`, and only in a process started as the `allennlp`
+installed by `srcframework.allennlp_plugin` (`install`), and only in a process started as the `allennlp`
 command line, so that scripts and tests importing srcframework keep Python's behaviour. `allennlp
 train` replaces `sys.excepthook` with its own (which logs every uncaught exception with its
 traceback) in `prepare_global_logging`; that function is wrapped so that the one-line hook goes
