@@ -78,7 +78,7 @@ def test_transformer_and_asr_transcript_configs():
     assert clean["validation_dataset_reader"]["articles"] == "held_out" and clean["dataset_reader"]["articles"] == "train"
     asr = evaluate("transformer_qa_cpu_scale_asr_transcripts.jsonnet", ASR_TRAIN="/x/asr_train.json")
     assert asr["train_data_path"] == "/x/asr_train.json" and asr["validation_data_path"] == clean["validation_data_path"]
-    assert asr["dataset_reader"] == dict(clean["dataset_reader"], skip_invalid=True)
+    assert asr["dataset_reader"] == dict(clean["dataset_reader"], skip_invalid=True, source_file="/x/asr_train.json")
     assert {k: v for k, v in asr.items() if k not in ("train_data_path", "dataset_reader")} == {
         k: v for k, v in clean.items() if k not in ("train_data_path", "dataset_reader")
     }
@@ -87,7 +87,7 @@ def test_transformer_and_asr_transcript_configs():
     bidaf = evaluate("bidaf_cpu_scale.jsonnet")
     asr = evaluate("bidaf_cpu_scale_asr_transcripts.jsonnet", ASR_TRAIN="/x/asr_train.json")
     assert asr["train_data_path"] == "/x/asr_train.json" and asr["validation_data_path"] == bidaf["validation_data_path"]
-    assert asr["dataset_reader"] == dict(bidaf["dataset_reader"], skip_invalid=True)
+    assert asr["dataset_reader"] == dict(bidaf["dataset_reader"], skip_invalid=True, source_file="/x/asr_train.json")
     assert {k: v for k, v in asr.items() if k not in ("train_data_path", "dataset_reader", "vocabulary")} == {
         k: v for k, v in bidaf.items() if k not in ("train_data_path", "dataset_reader", "vocabulary")
     }

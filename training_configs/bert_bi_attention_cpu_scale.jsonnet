@@ -20,6 +20,7 @@ local reader(passage_length_limit=null, articles='all') = {
   question_length_limit: 50,
   exclude_question_ids_from: xquad,
   articles: articles,
+  source_file: train,
 };
 
 {

@@ -9,8 +9,9 @@
 local clean = import 'bidaf_cpu_scale.jsonnet';
 
 clean + {
-  dataset_reader+: { skip_invalid: true },
+  // the transcripts file is this reader's source: its held-out articles are left out
+  dataset_reader+: { skip_invalid: true, source_file: std.extVar('ASR_TRAIN') },
   train_data_path: std.extVar('ASR_TRAIN'),
   // its vocabulary comes from the transcripts it trains on
-  vocabulary+: { data_path: std.extVar('ASR_TRAIN'), reader+: { skip_invalid: true } },
+  vocabulary+: { data_path: std.extVar('ASR_TRAIN'), reader+: { skip_invalid: true, source_file: std.extVar('ASR_TRAIN') } },
 }

@@ -19,6 +19,9 @@ local reader = {
   max_query_length: 64,
   max_windows: 8,
   exclude_question_ids_from: xquad,
+  // the split and the exclusion apply to the training source only: a test set read with the
+  // archive's reader is read whole
+  source_file: train,
 };
 
 {

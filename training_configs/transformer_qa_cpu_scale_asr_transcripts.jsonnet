@@ -7,6 +7,7 @@
 local clean = import 'transformer_qa_cpu_scale.jsonnet';
 
 clean + {
-  dataset_reader+: { skip_invalid: true },
+  // the transcripts file is this reader's source: its held-out articles are left out
+  dataset_reader+: { skip_invalid: true, source_file: std.extVar('ASR_TRAIN') },
   train_data_path: std.extVar('ASR_TRAIN'),
 }

@@ -7,7 +7,7 @@ local e2e = import 'e2e_speecht5.jsonnet';
 local bidaf = import '../../training_configs/lib/bidaf.libsonnet';
 local speech_model = std.extVar('SPEECHT5');
 
-local reader(limit, articles) = bidaf.reader(passage_length_limit=limit, articles=articles) + {
+local reader(limit, articles) = bidaf.reader(passage_length_limit=limit, articles=articles, source=std.extVar('SQUAD_TRAIN')) + {
   question_token_indexers: { tokens: { type: 'speecht5', model_name: speech_model } },
 };
 

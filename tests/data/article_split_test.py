@@ -55,3 +55,19 @@ def test_train_and_held_out_readers_split_one_file(tmp_path):
 def test_an_unknown_articles_value_is_one_clear_error():
     with pytest.raises(ConfigurationError, match="articles must be one of all, train, held_out"):
         DatasetReader.from_params(Params({"type": "squad_v1", "articles": "dev"}))
+
+
+def test_another_file_than_the_source_is_read_whole(tmp_path):
+    """The archive's validation reader reads a test set whole: the split and the exclusion apply
+    to its training source only."""
+    source, test, excluded = tmp_path / "source.json", tmp_path / "test.json", tmp_path / "excluded.json"
+    source.write_text(json.dumps(dataset([3] * 20)))
+    test.write_text(json.dumps(dataset([3] * 20)))
+    excluded.write_text(json.dumps(dataset([3])))  # the three questions of article0
+    params = {"type": "squad_v1", "articles": "held_out", "held_out_share": 0.2,
+              "exclude_question_ids_from": str(excluded), "source_file": str(source)}
+    reader = DatasetReader.from_params(Params(dict(params)))
+    assert len(list(reader.read(str(test)))) == 60
+    ids = {i["metadata"]["id"] for i in reader.read(str(source))}
+    assert ids and len(ids) % 3 == 0 and not {"a0q0", "a0q1", "a0q2"} & ids
+    assert len(ids) < 60

@@ -50,6 +50,9 @@ def test_no_test_set_decides_anything(path):
             # the held-out articles of the training source, split exactly as the training reader splits it
             assert vreader.get("articles") == "held_out" and reader.get("articles") == "train"
             assert split_keys(vreader) == split_keys(reader)
+            # the split applies to the training source only, so that the archive's validation
+            # reader reads a test set whole in evaluate, predict, cascade and compare
+            assert vreader.get("source_file") == validation and reader.get("source_file") == train
         elif validation != train:
             assert re.search(r"held_?out", validation), f"validation is neither held-out articles of the training source nor a held-out map: {validation}"
     # a test set never enters the vocabulary (AllenNLP builds it from test data too, by default)

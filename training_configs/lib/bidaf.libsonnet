@@ -3,8 +3,10 @@
 // question), then the shared `bi_attention` span head.
 {
   // `articles`: 'train' leaves out the articles held out for validation, 'held_out' reads only
-  // them (the validation split of a training source; srcframework/data/article_split.py)
-  reader(passage_length_limit=null, exclude=null, articles='all'):: {
+  // them (the validation split of a training source; srcframework/data/article_split.py);
+  // `source`: the file they (and `exclude`) apply to, so that another file read with this reader
+  // (a test set, read with the archive's validation reader) is read whole
+  reader(passage_length_limit=null, exclude=null, articles='all', source=null):: {
     type: 'squad_v1',
     token_indexers: {
       tokens: { type: 'single_id', lowercase_tokens: true },
@@ -14,15 +16,16 @@
     question_length_limit: 50,
     exclude_question_ids_from: exclude,
     articles: articles,
+    source_file: source,
   },
 
   // One training source read in two parts: the training articles, and the held-out articles that
   // validate (never a test set). The vocabulary is built from the clean training articles alone,
   // so that a noise-trained model and its clean twin share it.
   split(path, passage_length_limit=400, exclude=null):: {
-    local train_reader = $.reader(passage_length_limit, exclude, 'train'),
+    local train_reader = $.reader(passage_length_limit, exclude, 'train', path),
     dataset_reader: train_reader,
-    validation_dataset_reader: $.reader(null, exclude, 'held_out'),
+    validation_dataset_reader: $.reader(null, exclude, 'held_out', path),
     train_data_path: path,
     validation_data_path: path,
     vocabulary: { type: 'from_reader', reader: train_reader, data_path: path },

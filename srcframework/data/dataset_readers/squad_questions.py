@@ -1,4 +1,5 @@
 import logging
+import os
 from collections import Counter
 from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Tuple
@@ -97,6 +98,11 @@ class SquadQuestionReader(DatasetReader):
         The share of the questions (after `exclude_question_ids_from`) in held-out articles.
     held_out_seed : `int`, optional (default = `0`)
         The seed of the choice of held-out articles.
+    source_file : `str`, optional
+        The training source. When given, `articles` and `exclude_question_ids_from` apply only
+        to reading this file; any other file is read whole. A config's validation reader is
+        also the reader that `allennlp evaluate`, `predict`, `cascade` and `compare` use with its
+        archive, so a test set read that way keeps every question.
     """
 
     def __init__(
@@ -113,6 +119,7 @@ class SquadQuestionReader(DatasetReader):
         articles: str = "all",
         held_out_share: float = 0.1,
         held_out_seed: int = 0,
+        source_file: Optional[str] = None,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
@@ -145,6 +152,7 @@ class SquadQuestionReader(DatasetReader):
         self.articles = articles
         self.held_out_share = held_out_share
         self.held_out_seed = held_out_seed
+        self.source_file = source_file
         # set by the `reader_epoch` trainer callback; None: reads are counted as epochs
         self.epoch: Optional[int] = None
         self._reads = 0
@@ -210,8 +218,11 @@ class SquadQuestionReader(DatasetReader):
         except FileNotFoundError:
             raise DatasetError(file_path, "file not found") from None
         dataset = load_squad_json(local_path)
-        excluded = self._excluded_ids()
-        dataset, held_out = self._split_articles(dataset, excluded)
+        if self._is_source(local_path):
+            excluded = self._excluded_ids()
+            dataset, held_out = self._split_articles(dataset, excluded)
+        else:  # another file than the training source (a test set): read whole
+            excluded, held_out = set(), set()
         skipped: Counter = Counter()
         last_context, context_tokens = None, None
         kept = 0
@@ -245,6 +256,16 @@ class SquadQuestionReader(DatasetReader):
         log_read(file_path, kept, skipped)
         if held_out:
             logger.info("%s: articles %r, %d held-out articles (share %s, seed %d)", file_path, self.articles, len(held_out), self.held_out_share, self.held_out_seed)
+
+    def _is_source(self, local_path: str) -> bool:
+        """Whether the split and the exclusion apply to this file (always, without `source_file`)."""
+        if self.source_file is None:
+            return True
+        try:
+            source = cached_path(self.source_file)
+        except FileNotFoundError:
+            return False
+        return os.path.realpath(source) == os.path.realpath(local_path)
 
     @staticmethod
     def _without_excluded(questions: Iterable[SquadQuestion], excluded: set, skipped: Counter) -> Iterable[SquadQuestion]:
