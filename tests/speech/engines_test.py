@@ -1,6 +1,7 @@
-"""Without the Debian engines (flite, espeak-ng, apertium) or the pocketsphinx package, whatever
-needs one stops with one line naming the engine and how to install it; everything else works.
-None of these tests needs an engine: they hide them (an empty PATH, an unimportable package)."""
+"""Without the Debian engines (flite, espeak-ng, Festival, apertium, SoX) or the pocketsphinx
+package, whatever needs one stops with one line naming the engine and how to install it; everything
+else works. None of these tests needs an engine: they hide them (an empty PATH, an unimportable
+package)."""
 import json
 import os
 import subprocess
@@ -8,8 +9,10 @@ import sys
 
 import pytest
 from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
 
 from srcframework.commands import cli_errors
+from srcframework.data.audio_perturbation import AudioPerturbation
 from srcframework.noise.noise_source import NoiseSource
 from srcframework.speech.engines import EngineNotFound, SpeechRecognizer, SpeechSynthesizer, Translator
 from tests.conftest import FIXTURES, ROOT
@@ -18,6 +21,9 @@ MISSING = [
     (SpeechSynthesizer, {"type": "flite"}, "flite is not installed: apt-get update && apt-get install -y flite"),
     (SpeechSynthesizer, {"type": "espeak_ng"},
      "espeak-ng is not installed: apt-get update && apt-get install -y espeak-ng"),
+    (SpeechSynthesizer, {"type": "festival"}, "festival is not installed: apt-get update && apt-get install -y "
+     "festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts"),
+    (AudioPerturbation, {}, "sox is not installed: apt-get update && apt-get install -y sox"),
     (Translator, {"type": "apertium", "pair": "spa-eng"},
      "apertium or its spa-eng pair is not installed: apt-get update && apt-get install -y apertium apertium-eng-spa"),
     (NoiseSource, {"type": "asr"}, "flite is not installed: apt-get update && apt-get install -y flite"),
@@ -34,7 +40,7 @@ def no_programs(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("base, params, message", MISSING, ids=[str(p) for _, p, _ in MISSING])
 def test_a_missing_program_is_one_line_with_its_package(no_programs, base, params, message, capsys):
-    with pytest.raises(EngineNotFound) as caught:
+    with pytest.raises(ConfigurationError) as caught:
         base.from_params(Params(dict(params)))
     assert str(caught.value) == message
     cli_errors.excepthook(caught.type, caught.value, caught.value.__traceback__)
