@@ -19,8 +19,11 @@ local seed = std.parseInt(std.extVar('SEED'));
     data_loader+: { max_instances_in_memory: 1000 },
     trainer+: {
       num_epochs: $.epochs,
-      // about 1,330 updates (twice the 665 of one clean epoch): 10% warm-up, then linear decay
-      learning_rate_scheduler: { type: 'linear_with_warmup', warmup_steps: 133 },
+      // 133 warm-up updates, then linear decay to 0 at the end of the epoch. The data loader reads
+      // anew each epoch, so AllenNLP cannot count its batches: an epoch of the twins is 1,217
+      // batches (counted with this reader and batch sampler on epoch 0's instances; the sampler's
+      // padding noise may move it by a few)
+      learning_rate_scheduler: { type: 'linear_with_warmup', warmup_steps: 133, num_steps_per_epoch: 1217 },
     },
   },
 }
