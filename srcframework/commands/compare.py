@@ -3,11 +3,13 @@ write paper-style tables, figures and an HTML report."""
 import argparse
 import json
 import logging
+import os
 
 from allennlp.commands import Subcommand
 
 from srcframework.commands.noise import parse_shard
 from srcframework.studies.analysis import AnalysisOptions
+from srcframework.studies.markdown_into import markdown_into
 from srcframework.studies.runner import run_study
 from srcframework.studies.study import BOOTSTRAP_UNITS, load_study
 
@@ -62,6 +64,11 @@ class Compare(Subcommand):
         subparser.add_argument(
             "--examples", type=int, default=5, help="example flips of each direction per noisy pair in report.html"
         )
+        subparser.add_argument(
+            "--markdown-into", metavar="MARKDOWN", default=None,
+            help="also write the results tables into MARKDOWN, between its <!-- results:NAME --> and <!-- /results:NAME --> lines",
+        )
+        subparser.add_argument("--markdown-name", default=None, help="the results block of --markdown-into (default: its only one)")
         subparser.add_argument("--no-progress", action="store_true", help="show no progress bar")
         subparser.set_defaults(func=run)
         return subparser
@@ -88,5 +95,8 @@ def run(args: argparse.Namespace) -> dict:
     )
     if not summary["assembled"]:
         logger.info("shard done; run `allennlp compare %s -o %s --merge` once every shard is", args.study, args.output_dir)
+    elif args.markdown_into:
+        name = markdown_into(os.path.join(args.output_dir, "results.json"), args.markdown_into, args.markdown_name)
+        summary["markdown_into"] = f"{args.markdown_into} ({name})"
     print(json.dumps(summary))
     return summary

@@ -61,6 +61,14 @@ def test_run_prints_the_summary_and_a_rerun_does_nothing(tiny_archive, tmp_path,
         run(parse(STUDY, "-o", str(tmp_path), "--merge", "--permutations", "0"))
     run(parse(STUDY, "-o", str(tmp_path), "--merge"))
     assert (tmp_path / "results.json").read_bytes() == first
+    # --markdown-into writes the tables between a Markdown file's results markers
+    readme = tmp_path / "README.md"
+    readme.write_text("# R\n\n<!-- results:study tables=em_f1 -->\nNot yet run.\n<!-- /results:study -->\nEnd.\n")
+    summary = run(parse(STUDY, "-o", str(tmp_path / "study"), "--no-progress", "--markdown-into", str(readme)))
+    text = readme.read_text()
+    assert summary["markdown_into"] == f"{readme} (study)" and "Not yet run." not in text
+    assert text.startswith("# R\n\n<!-- results:study tables=em_f1 -->\n") and text.endswith("<!-- /results:study -->\nEnd.\n")
+    assert "| " in text
 
 
 def test_allennlp_compare_command_line(tiny_archive, tmp_path):
