@@ -151,3 +151,19 @@ def test_a_card_without_a_predictor(places):
     shutil.copy(ROOT / "modelcards" / "speecht5-ctc-small.json", cards)
     with pytest.raises(InputError, match="'speecht5-ctc-small' names no predictor"):
         load_predictor("speecht5-ctc-small")
+
+
+def test_a_study_names_a_model_by_its_card_id(places, tiny_archive, tmp_path):
+    from srcframework.studies.study import StudyError, study_from_dict
+
+    models, cards = places
+    tiny_card(cards, "tiny-bidaf", str(tiny_archive))
+    raw = {"models": {"m": {"model": "tiny-bidaf"}}, "test_sets": {"clean": {"data": str(tiny_archive), "interface": "clean", "kind": "natural"}}}
+    with pytest.raises(StudyError, match=r"models.m.model: model 'tiny-bidaf' has no archive in the models folder"):
+        study_from_dict(raw, "study")
+    install("tiny-bidaf")
+    assert study_from_dict(raw, "study").models["m"].archive == str(models / "tiny-bidaf.tar.gz")
+    with pytest.raises(StudyError, match="models.m.model: .*nobody"):
+        study_from_dict({**raw, "models": {"m": {"model": "nobody"}}}, "study")
+    with pytest.raises(StudyError, match="not both"):
+        study_from_dict({**raw, "models": {"m": {"model": "tiny-bidaf", "archive": "x"}}}, "study")

@@ -9,6 +9,7 @@ environment; importing srcframework sets the defaults of `srcframework/config_de
     bidaf: { archive: 'runs/bidaf/model.tar.gz' },          // input: 'text' (default) or 'audio'
     robust: { archives: ['runs/r1/model.tar.gz', 'runs/r2/model.tar.gz'],   // one archive per seed
               twin: 'bidaf', trained_on_noise: ['keyboard', 'asr'] },
+    named: { model: 'bidaf-robust' },         // a model card's id: the archive `allennlp models` names
     e2e: { archive: 'runs/e2e/model.tar.gz', input: 'audio' },
     fresh: { config: 'training_configs/x.jsonnet', serialization_dir: 'runs/x' },  // trained if missing
   },
@@ -47,7 +48,7 @@ BOOTSTRAP_UNITS = ("context", "question")
 EQUIVALENCE_MARGIN = 1.5
 STUDY_KEYS = {"models", "test_sets", "pairs", "bootstrap_unit", "equivalence_margin"}
 MODEL_KEYS = {
-    "archive", "archives", "config", "serialization_dir", "input", "cuda_device", "batch_size", "order", "twin",
+    "archive", "archives", "model", "config", "serialization_dir", "input", "cuda_device", "batch_size", "order", "twin",
     "trained_on_noise",
 }
 SET_KEYS = {
@@ -279,6 +280,18 @@ class _Checker:
             self.fail(key, f"not found: {path} (paths are relative to {os.getcwd()})")
 
 
+def card_archive(check: "_Checker", key: str, model_id: str, require_files: bool) -> str:
+    """The archive of a model card's id: `pretrained.archive_path` (which fetches a hosted copy),
+    or without `require_files` where the models folder would keep it."""
+    from srcframework import pretrained
+
+    try:
+        return pretrained.archive_path(model_id) if require_files else (
+            pretrained.model_card(model_id) and pretrained.installed_path(model_id))
+    except Exception as err:  # an unknown card, a missing archive: one line
+        check.fail(key, " ".join(str(err).split()))
+
+
 def _model(check: _Checker, name: str, value: Any, require_files: bool) -> ModelSpec:
     key, value = check.entry("models", name, value, MODEL_KEYS)
     config = check.string(value.get("config"), f"{key}.config", optional=True)
@@ -289,6 +302,10 @@ def _model(check: _Checker, name: str, value: Any, require_files: bool) -> Model
         check.fail(f"{key}.config", "required with `serialization_dir` (what to train)")
     archive = value.get("archive")
     archives: Tuple[str, ...] = ()
+    if "model" in value:  # a model card's id: its archive from the models folder (or its hosted copy)
+        if archive is not None or config is not None or "archives" in value:
+            check.fail(f"{key}.model", "give a model card id (`model`) or `archive`/`archives`/`config`, not both")
+        archive = card_archive(check, f"{key}.model", check.string(value["model"], f"{key}.model"), require_files)
     if "archives" in value:
         if archive is not None or config is not None:
             check.fail(f"{key}.archives", "give either `archives` (one per seed) or `archive`/`config`, not both")
