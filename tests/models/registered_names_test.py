@@ -47,5 +47,5 @@ def test_an_allennlp_command_runs_with_allennlp_models_importable(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Plugin allennlp_models available" in done.stderr
-    assert "Plugin srcframework available" in done.stderr
+    assert "Plugin srcframework.allennlp_plugin available" in done.stderr
     assert set(json.loads(done.stdout.strip().splitlines()[-1])) >= {"exact_match", "f1"}

@@ -218,7 +218,7 @@ class SquadQuestionReader(DatasetReader):
         except FileNotFoundError:
             raise DatasetError(file_path, "file not found") from None
         dataset = load_squad_json(local_path)
-        if self._is_source(local_path):
+        if self._is_source(file_path, local_path):
             excluded = self._excluded_ids()
             dataset, held_out = self._split_articles(dataset, excluded)
         else:  # another file than the training source (a test set): read whole
@@ -257,15 +257,14 @@ class SquadQuestionReader(DatasetReader):
         if held_out:
             logger.info("%s: articles %r, %d held-out articles (share %s, seed %d)", file_path, self.articles, len(held_out), self.held_out_share, self.held_out_seed)
 
-    def _is_source(self, local_path: str) -> bool:
-        """Whether the split and the exclusion apply to this file (always, without `source_file`)."""
-        if self.source_file is None:
+    def _is_source(self, file_path: str, local_path: str) -> bool:
+        """Whether the split and the exclusion apply to this file (always, without `source_file`).
+        Nothing is fetched: a URL source matches the same URL; a local one the same file."""
+        if self.source_file is None or str(self.source_file) == str(file_path):
             return True
-        try:
-            source = cached_path(self.source_file)
-        except FileNotFoundError:
+        if "://" in str(self.source_file) or not os.path.exists(self.source_file):
             return False
-        return os.path.realpath(source) == os.path.realpath(local_path)
+        return os.path.realpath(self.source_file) == os.path.realpath(local_path)
 
     @staticmethod
     def _without_excluded(questions: Iterable[SquadQuestion], excluded: set, skipped: Counter) -> Iterable[SquadQuestion]:
