@@ -30,7 +30,6 @@ leaves complete pairs and nothing half-written that a rerun would trust.
 import copy
 import gc
 import glob
-import hashlib
 import json
 import logging
 import os
@@ -42,6 +41,7 @@ from allennlp.common.checks import ConfigurationError
 from filelock import FileLock
 from tqdm import tqdm
 
+from srcframework.common.files import path_fingerprint as files_path_fingerprint
 from srcframework.common.files import file_sha256, text_sha256, write_bytes_atomic, write_json_atomic, write_text_atomic
 from srcframework.metrics.records import GROUP_KEYS, missing_output_keys, question_noise, record_from_output
 from srcframework.jobs.challenge_set import config_key, make_challenge_set
@@ -65,20 +65,12 @@ SCORES_NAME = "scores.json"
 
 
 def path_fingerprint(path: str) -> str:
-    """sha256 of a file's bytes; for a folder, sha256 of its files' relative paths, sizes and
-    modification times (hashing every recording of an audio set would take minutes)."""
-    if os.path.isdir(path):
-        digest = hashlib.sha256()
-        for root, dirs, files in os.walk(path):
-            dirs.sort()
-            for name in sorted(files):
-                full = os.path.join(root, name)
-                stat = os.stat(full)
-                digest.update(f"{os.path.relpath(full, path)}\t{stat.st_size}\t{stat.st_mtime_ns}\n".encode("utf-8"))
-        return "dir:" + digest.hexdigest()
+    """`common.files.path_fingerprint` (a file's sha256; for a folder, its files' paths, sizes and
+    modification times: hashing every recording of an audio set would take minutes), with a
+    missing path named."""
     if not os.path.exists(path):
         raise FileNotFoundError(f"not found: {path}")
-    return file_sha256(path)
+    return files_path_fingerprint(path)
 
 
 def referenced_paths(params: Any) -> List[str]:
