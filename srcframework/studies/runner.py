@@ -42,7 +42,7 @@ from filelock import FileLock
 from tqdm import tqdm
 
 from srcframework.common.files import path_fingerprint as files_path_fingerprint
-from srcframework.common.files import file_sha256, text_sha256, write_bytes_atomic, write_json_atomic, write_text_atomic
+from srcframework.common.files import text_sha256, write_bytes_atomic, write_json_atomic, write_text_atomic
 from srcframework.metrics.records import GROUP_KEYS, missing_output_keys, question_noise, record_from_output
 from srcframework.jobs.challenge_set import config_key, make_challenge_set
 from srcframework.studies.analysis import AnalysisOptions, add_analysis
