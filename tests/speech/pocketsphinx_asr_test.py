@@ -138,3 +138,17 @@ def test_options_override_the_preset_and_bad_presets_are_refused():
         PocketsphinxRecognizer(preset="turbo")
     with pytest.raises(ConfigurationError, match="JSON object"):
         PocketsphinxRecognizer(options=["ds", 2])
+
+
+def test_forked_decoding_gives_the_transcripts_of_a_reinitialised_decoder(speech):
+    import os
+
+    if not hasattr(os, "fork"):
+        pytest.skip("this system has no fork")
+    waveform, rate = speech
+    other = waveform[: len(waveform) // 2]
+    forked, reinitialised = PocketsphinxRecognizer(preset="fast"), PocketsphinxRecognizer(preset="fast")
+    reinitialised.pristine = "reinit"
+    waves = [waveform, other, waveform]
+    assert forked.transcribe(waves, rate) == reinitialised.transcribe(waves, rate)
+    assert forked.transcribe(waves, rate)[0] == forked.transcribe(waves, rate)[2]
