@@ -4,7 +4,8 @@
 # (`allennlp train --recover` from the last finished epoch; the noise, synthesis, transcription and
 # study commands resume from their own journals and caches when run again with the same arguments).
 # Call the steps one a line under `set -e` (not in an `a && b` list, where bash ignores `set -e`
-# inside them), so that the first failing command stops the run.
+# inside them), so that the first failing command stops the run. Each model a recipe trains goes into
+# the models folder under its model card's id (`install_model`), the id its study names it by.
 export PATH="$PWD/.venv/bin:$PATH"
 DATA=${SHARED_DATA:-../shared/data}
 STARTED=$(date +%s)
@@ -31,6 +32,25 @@ train() {  # config, serialization folder, [allennlp train options]: trains, res
   allennlp train "$config" -s "$folder" "${mode[@]}" "$@" >>"$folder.log" 2>&1 \
     || { say "FAILED: $config; see $folder.log"; return 1; }
   say "done $folder"
+}
+
+models_folder() {  # where `allennlp models install` puts archives (srcframework/pretrained.py, models_folder)
+  echo "${SRCFRAMEWORK_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/srcframework/models}"
+}
+
+installed() {  # card id -> the path of its archive in the models folder
+  echo "$(models_folder)/$1.tar.gz"
+}
+
+install_model() {  # card id, archive: copies the archive into the models folder under the card's id, once
+  local card=$1 archive=$2
+  need "$archive" "its training has not finished"
+  if cmp -s "$archive" "$(installed "$card")"; then
+    say "skip $card: installed"
+    return 0
+  fi
+  allennlp models install "$card" --archive "$archive" >/dev/null || { say "FAILED: allennlp models install $card"; return 1; }
+  say "installed $card: $(installed "$card")"
 }
 
 need() {  # file or folder, what makes it: stops with one line when it is missing

@@ -1,8 +1,11 @@
 """recipes/common.sh, with stand-ins for `allennlp` and `python` that record their calls: a training is
-started, resumed with --recover from its last epoch, skipped once archived; `report` copies the
-study's results.json into the recipe and fills its README."""
+started, resumed with --recover from its last epoch, skipped once archived; `install_model` copies an
+archive into the models folder once; `report` copies the study's results.json into the recipe and
+fills its README."""
 import json
 import subprocess
+
+import pytest
 
 from tests.conftest import ROOT
 from tests.recipes.markdown_into_test import RESULTS
@@ -55,3 +58,45 @@ def test_report_copies_the_results_and_fills_the_readme(tmp_path):
     assert json.loads((tmp_path / "recipe" / "results.json").read_text()) == RESULTS
     assert (tmp_path / "calls.log").read_text() == "-m srcframework.studies.markdown_into recipe/results.json recipe/README.md\n"
     assert "results: recipe/results.json and the table in recipe/README.md (commit both)" in done.stdout
+
+
+INSTALL_STAND_IN = """#!/usr/bin/env bash
+echo "$*" >> calls.log
+mkdir -p "$SRCFRAMEWORK_MODELS" && cp "$5" "$SRCFRAMEWORK_MODELS/$3.tar.gz"
+"""
+
+
+def test_install_model_copies_an_archive_once(tmp_path):
+    stand_in = tmp_path / ".venv" / "bin" / "allennlp"
+    stand_in.parent.mkdir(parents=True)
+    stand_in.write_text(INSTALL_STAND_IN)
+    stand_in.chmod(0o755)
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "model.tar.gz").write_text("weights")
+    models = tmp_path / "models"
+    missing = bash(tmp_path, "install_model some-card runs/none.tar.gz", SRCFRAMEWORK_MODELS=str(models))
+    assert missing.returncode == 1 and "missing runs/none.tar.gz: its training has not finished" in missing.stderr
+    first = bash(tmp_path, "install_model some-card runs/model.tar.gz", SRCFRAMEWORK_MODELS=str(models))
+    assert first.returncode == 0 and f"installed some-card: {models}/some-card.tar.gz" in first.stdout
+    again = bash(tmp_path, "install_model some-card runs/model.tar.gz", SRCFRAMEWORK_MODELS=str(models))
+    assert again.returncode == 0 and "skip some-card: installed" in again.stdout
+    (tmp_path / "runs" / "model.tar.gz").write_text("retrained")
+    bash(tmp_path, "install_model some-card runs/model.tar.gz", SRCFRAMEWORK_MODELS=str(models))
+    assert (models / "some-card.tar.gz").read_text() == "retrained"
+    assert (tmp_path / "calls.log").read_text().splitlines() == [
+        "models install some-card --archive runs/model.tar.gz"] * 2
+
+
+@pytest.mark.parametrize("env", [
+    {"SRCFRAMEWORK_MODELS": "/m"}, {"XDG_CACHE_HOME": "/c"}, {"XDG_CACHE_HOME": "/c", "SRCFRAMEWORK_MODELS": ""}, {},
+])
+def test_the_models_folder_is_the_one_allennlp_models_uses(tmp_path, monkeypatch, env):
+    from srcframework.pretrained import models_folder
+
+    for name in ("SRCFRAMEWORK_MODELS", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    shell = bash(tmp_path, "installed a-card", HOME=str(tmp_path), **env)
+    assert shell.stdout.strip() == f"{models_folder()}/a-card.tar.gz"
