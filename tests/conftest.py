@@ -43,3 +43,18 @@ def tiny_archive(tmp_path_factory):
     serialization_dir = tmp_path_factory.mktemp("tiny_bidaf")
     train_model_from_file(str(FIXTURES / "bidaf_tiny.jsonnet"), str(serialization_dir), force=True)
     return serialization_dir / "model.tar.gz"
+
+
+@pytest.fixture
+def install_tiny(tmp_path, monkeypatch, tiny_archive):
+    """A function that installs the tiny BiDAF archive under model card ids, in an empty models
+    folder of tmp_path (`$SRCFRAMEWORK_MODELS`), as the recipes install what they train; it
+    returns `{id: installed path}`."""
+    from srcframework.pretrained import install
+
+    monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "models"))
+
+    def install_as(*model_ids: str) -> dict:
+        return {model_id: install(model_id, str(tiny_archive)) for model_id in model_ids}
+
+    return install_as

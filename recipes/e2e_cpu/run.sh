@@ -13,8 +13,10 @@
 #   bash recipes/e2e_cpu/run.sh report        # results.json and the README table from the study
 #   bash recipes/e2e_cpu/run.sh status        # what is done
 # A step whose output is complete is skipped; synthesis and transcription resume from what they
-# wrote, a training from its last epoch, the study from its cached pairs. WORKERS (default 2)
-# synthesis, transcription and study workers; FINETUNE (default 0).
+# wrote, a training from its last epoch, the study from its cached pairs. Each model goes into the
+# models folder under its card id (speecht5-ctc-small, bidaf-clean, e2e-speecht5-ctc), the id the
+# study names it by. WORKERS (default 2) synthesis, transcription and study workers; FINETUNE
+# (default 0).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source recipes/common.sh
@@ -26,8 +28,8 @@ SPOKEN=runs/spoken_ctc
 TRAIN3=$SPOKEN/train3
 PRETRAIN=runs/speecht5_ctc
 E2E=runs/e2e_speecht5_ctc
-TEXT=${E2E_TEXT_INIT_RUN:-runs/robust_training/bidaf_clean_s1}
-export BIDAF_ARCHIVE=$TEXT/model.tar.gz
+CLEAN=runs/robust_training/bidaf_clean_s1
+TEXT=${E2E_TEXT_INIT_RUN:-$CLEAN}
 
 step_data() {
   need "$DATA/squad/dev-v1.1.json" "SHARED_DATA must hold squad/dev-v1.1.json and xquad/xquad.en.json"
@@ -66,19 +68,27 @@ step_speech() {
 step_pretrain() {
   need "$TRAIN3/fid2qid_train.csv" "run the speech step first"
   train "$RECIPE/speecht5_ctc_pretrain.jsonnet" "$PRETRAIN"
+  install_model speecht5-ctc-small "$PRETRAIN/model.tar.gz"
 }
 
 step_text() {
-  if [ -f "$TEXT/model.tar.gz" ]; then say "skip $TEXT: archived"; return 0; fi
-  if pgrep -f -- "-s $TEXT" >/dev/null; then say "$TEXT is training (the robust-training recipe?): run this step when it is done"; return 1; fi
-  [ "$TEXT" = runs/robust_training/bidaf_clean_s1 ] || need "$TEXT/model.tar.gz" "E2E_TEXT_INIT_RUN names a run that this recipe does not make"
-  bash recipes/robust_training/run.sh train-one bidaf_clean 1
+  if [ "$TEXT" != "$CLEAN" ]; then
+    need "$TEXT/model.tar.gz" "E2E_TEXT_INIT_RUN names a run that this recipe does not make"
+    say "E2E_TEXT_INIT_RUN=$TEXT: the e2e model starts from it, but the study's text model is the card bidaf-clean ($CLEAN)"
+    return 0
+  fi
+  if [ ! -f "$TEXT/model.tar.gz" ]; then
+    if pgrep -f -- "-s $TEXT" >/dev/null; then say "$TEXT is training (the robust-training recipe?): run this step when it is done"; return 1; fi
+    bash recipes/robust_training/run.sh train-one bidaf_clean 1
+  fi
+  install_model bidaf-clean "$TEXT/model.tar.gz"
 }
 
 step_e2e() {
   need "$PRETRAIN/speecht5_ctc" "run the pretrain step first"
   need "$TEXT/model.tar.gz" "run the text step first"
   train "$RECIPE/e2e_speecht5_ctc.jsonnet" "$E2E"
+  install_model e2e-speecht5-ctc "$E2E/model.tar.gz"
   if [ "${FINETUNE:-0}" = 1 ]; then train "$RECIPE/e2e_speecht5_ctc_finetune.jsonnet" "${E2E}_finetune"; fi
 }
 
@@ -99,7 +109,8 @@ step_transcribe() {
 }
 
 step_study() {
-  need "$E2E/model.tar.gz" "run the e2e step first"
+  need "$(installed bidaf-clean)" "run the text step first"
+  need "$(installed e2e-speecht5-ctc)" "run the e2e step first"
   need "$SPOKEN/xquad_rms/transcripts_speecht5_ctc.json" "run the transcribe step first"
   say "study -> $OUT/study"
   allennlp compare "$RECIPE/study.jsonnet" -o "$OUT/study" --workers "$WORKERS"
@@ -108,6 +119,7 @@ step_study() {
 step_status() {
   summary "$SPLIT" "$TRAIN3/fid2qid_train.csv" "$TRAIN3/fid2qid_train_1.csv" "$SPOKEN/xquad3/fid2qid_dev.csv" \
     "$SPOKEN/xquad_rms/fid2qid_dev.csv" "$PRETRAIN/model.tar.gz" "$TEXT/model.tar.gz" "$E2E/model.tar.gz" \
+    "$(installed speecht5-ctc-small)" "$(installed bidaf-clean)" "$(installed e2e-speecht5-ctc)" \
     "$SPOKEN"/xquad{3,_rms}/transcripts_{pocketsphinx,speecht5_ctc}.json "$OUT/study/results.json" "$RECIPE/results.json"
 }
 

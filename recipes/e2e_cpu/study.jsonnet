@@ -3,9 +3,9 @@
 // - e2e:          the `span_qa` model of recipes/e2e_cpu/e2e_speecht5_ctc.jsonnet (the small
 //                 SpeechT5 pretrained here with CTC, frozen, + BiDAF context encoder) on the audio;
 // - cascade A:    pocketsphinx transcripts (its `fast` preset, the one the ASR training noise
-//                 used) of the same audio, answered by the text BiDAF (BIDAF_ARCHIVE: give the
-//                 one the e2e model's context side started from; run.sh gives
-//                 E2E_TEXT_INIT_RUN/model.tar.gz, the robust-training recipe's clean BiDAF);
+//                 used) of the same audio, answered by the text BiDAF the e2e model's context
+//                 side started from (the card bidaf-clean: the robust-training recipe's clean
+//                 twin, seed 1);
 // - cascade B:    the speecht5_ctc recognizer's transcripts (the same small SpeechT5 and its CTC
 //                 layer, greedy decoding), answered by the same BiDAF;
 // - floor:        the same BiDAF on question-blind XQuAD (the `blank` noise source: every
@@ -14,12 +14,11 @@
 // - ceiling:      the same BiDAF on the typed questions.
 // Two voice groups: `seen` (flite kal16, awb and slt, the pretraining voices, dealt over the
 // questions) and `rms` (flite rms, a voice no training used). recipes/e2e_cpu/run.sh makes the
-// spoken folders, the transcripts and the archives, then runs
-//   BIDAF_ARCHIVE=runs/robust_training/bidaf_clean_s1/model.tar.gz \
-//     allennlp compare recipes/e2e_cpu/study.jsonnet -o runs/e2e_cpu/study
-// Variables: BIDAF_ARCHIVE (runs/bidaf_cpu_scale/model.tar.gz), SHARED_DATA (../shared/data).
-// The e2e archive (runs/e2e_speecht5_ctc/model.tar.gz) and the spoken folders
-// (runs/spoken_ctc/xquad3, runs/spoken_ctc/xquad_rms) are fixed paths.
+// spoken folders and the transcripts, trains the models and installs them in the models folder
+// under their model card ids (bidaf-clean, e2e-speecht5-ctc: `allennlp models`), then runs
+//   allennlp compare recipes/e2e_cpu/study.jsonnet -o runs/e2e_cpu/study
+// Variables: SHARED_DATA (../shared/data). The spoken folders (runs/spoken_ctc/xquad3,
+// runs/spoken_ctc/xquad_rms) are fixed paths.
 local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
@@ -50,8 +49,8 @@ local audio(folder, wer_from, order) = {
 
 {
   models: {
-    bidaf: { archive: std.extVar('BIDAF_ARCHIVE'), batch_size: 40 },
-    e2e: { archive: 'runs/e2e_speecht5_ctc/model.tar.gz', input: 'audio', batch_size: 16, order: 1 },
+    bidaf: { model: 'bidaf-clean', batch_size: 40 },
+    e2e: { model: 'e2e-speecht5-ctc', input: 'audio', batch_size: 16, order: 1 },
   },
   test_sets: {
     typed: { data: xquad, interface: 'clean', kind: 'natural' },

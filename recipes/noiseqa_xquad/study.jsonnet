@@ -5,13 +5,17 @@
 // (--bootstrap 1000 --permutations 10000 --seed 0 --examples 5 are the defaults of the intervals,
 // paired tests and example flips; they are computed from the cached predictions, so changing them
 // reruns no pair. The bootstrap resamples XQuAD's 240 paragraphs, each with all its questions.)
-// Variables: BIDAF_ARCHIVE (runs/bidaf_cpu_scale/model.tar.gz), TRANSFORMER_ARCHIVE (empty: left
-// out), STUDY_WITH_ASR ('1' adds our flite -> pocketsphinx ASR set: about 25 minutes of one core
-// for 1,190 questions, once; --workers N splits it), SHARED_DATA (../shared/data).
+// The models are named by their model card's id: the archives the models folder holds
+// (`allennlp models`), which run.sh's train step installs: bidaf-cpu-scale, and
+// minilm-qa-cpu-scale where WITH_MINILM is '1'.
+// Variables: WITH_MINILM ('1', the default of srcframework/config_defaults.py, adds MiniLM QA;
+// run.sh sets '0' unless told), STUDY_WITH_ASR ('1' adds our flite -> pocketsphinx ASR set: about
+// 25 minutes of one core for 1,190 questions, once; --workers N splits it), SHARED_DATA
+// (../shared/data).
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
 local noiseqa = data + '/noiseqa/synthetic/';
-local transformer = std.extVar('TRANSFORMER_ARCHIVE');
+local with_minilm = std.extVar('WITH_MINILM') == '1';
 local with_asr = std.extVar('STUDY_WITH_ASR') == '1';
 
 // A set of NoiseQA's: questions noised by them, paired with the clean ones by id.
@@ -36,8 +40,8 @@ local our_set(noise, interface) = {
 
 {
   models: {
-    bidaf: { archive: std.extVar('BIDAF_ARCHIVE'), batch_size: 40 },
-  } + (if transformer != '' then { transformer: { archive: transformer, batch_size: 16 } } else {}),
+    bidaf: { model: 'bidaf-cpu-scale', batch_size: 40 },
+  } + (if with_minilm then { transformer: { model: 'minilm-qa-cpu-scale', batch_size: 16 } } else {}),
   test_sets: {
     clean: { data: xquad, interface: 'clean', kind: 'natural' },
     noiseqa_asr: noiseqa_set('xquad-asr-synthetic.json', 'asr'),

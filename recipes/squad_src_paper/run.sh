@@ -12,9 +12,11 @@
 #   bash recipes/squad_src_paper/run.sh status       # what is done
 #   bash recipes/squad_src_paper/run.sh check        # on a CPU, no downloads: the e2e model learns 300 synthesized questions
 # A step whose output is complete is skipped; a training resumes from its last epoch, the
-# transcription from its journal, the study from its cached pairs. CUDA_DEVICE (default 0 where
-# nvidia-smi finds a GPU, else -1); SRC (default SHARED_DATA/squad_src: fid2qid_{train,dev}.csv
-# and wavs/); SQUAD_TRAIN (a local file or the official URL); SPEECHT5 (microsoft/speecht5_asr).
+# transcription from its journal, the study from its cached pairs. The two models of the study go
+# into the models folder under their card ids (bidaf-squad, e2e-speecht5-squad-src), the ids the
+# study names them by. CUDA_DEVICE (default 0 where nvidia-smi finds a GPU, else -1); SRC
+# (default SHARED_DATA/squad_src: fid2qid_{train,dev}.csv and wavs/); SQUAD_TRAIN (a local file or
+# the official URL); SPEECHT5 (microsoft/speecht5_asr).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source recipes/common.sh
@@ -24,7 +26,6 @@ SRC=${SRC:-$DATA/squad_src}
 MAPS=$OUT/maps
 CUDA_DEVICE=${CUDA_DEVICE:-$(nvidia-smi -L >/dev/null 2>&1 && echo 0 || echo -1)}
 ON_DEVICE="{\"trainer\": {\"cuda_device\": $CUDA_DEVICE}}"
-export TEXT_ARCHIVE=$OUT/bidaf/model.tar.gz E2E_ARCHIVE=$OUT/e2e_speecht5/model.tar.gz
 export SRC_TRANSCRIPTS=$OUT/transcripts.json SRC_DEV=$SRC/fid2qid_dev.csv
 export SRC_TRAIN=$MAPS/fid2qid_train.csv SRC_HELDOUT=$MAPS/fid2qid_heldout.csv
 
@@ -48,11 +49,13 @@ step_split() {
 
 step_text() {
   SQUAD_TRAIN=$(squad_train) train training_configs/bidaf.jsonnet "$OUT/bidaf" -o "$ON_DEVICE"
+  install_model bidaf-squad "$OUT/bidaf/model.tar.gz"
 }
 
 step_e2e() {
   need "$SRC_TRAIN" "run the split step first"
   SRC_SQUAD_FILE=$(squad_train) train "$RECIPE/e2e_speecht5.jsonnet" "$OUT/e2e_speecht5" -o "$ON_DEVICE"
+  install_model e2e-speecht5-squad-src "$OUT/e2e_speecht5/model.tar.gz"
   if [ "${TEXT_TWIN:-0}" = 1 ]; then
     SQUAD_TRAIN=$(squad_train) train "$RECIPE/e2e_speecht5_text.jsonnet" "$OUT/e2e_speecht5_text" -o "$ON_DEVICE"
   fi
@@ -67,8 +70,8 @@ step_transcribe() {
 }
 
 step_study() {
-  need "$TEXT_ARCHIVE" "run the text step first"
-  need "$E2E_ARCHIVE" "run the e2e step first"
+  need "$(installed bidaf-squad)" "run the text step first"
+  need "$(installed e2e-speecht5-squad-src)" "run the e2e step first"
   need "$SRC_TRANSCRIPTS" "run the transcribe step first"
   say "study -> $OUT/study"
   allennlp compare "$RECIPE/study.jsonnet" -o "$OUT/study" --cuda-device "$CUDA_DEVICE"
@@ -91,7 +94,8 @@ step_check() {  # the end-to-end model learns: train and validate on 300 synthes
 }
 
 step_status() {
-  summary "$SRC/wavs" "$SRC_TRAIN" "$TEXT_ARCHIVE" "$E2E_ARCHIVE" "$SRC_TRANSCRIPTS" "$OUT/study/results.json" "$RECIPE/results.json"
+  summary "$SRC/wavs" "$SRC_TRAIN" "$OUT/bidaf/model.tar.gz" "$OUT/e2e_speecht5/model.tar.gz" "$(installed bidaf-squad)" \
+    "$(installed e2e-speecht5-squad-src)" "$SRC_TRANSCRIPTS" "$OUT/study/results.json" "$RECIPE/results.json"
   echo "  device: cuda $CUDA_DEVICE"
 }
 

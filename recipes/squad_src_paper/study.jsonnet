@@ -8,18 +8,19 @@
 // The end-to-end set's question noise is taken from the transcripts of the same recordings; the
 // text model's drop is measured from its F1 on the clean SQuAD dev questions. The spoken set is
 // read with the e2e model's reader settings and the dev questions (its archive's reader names the
-// training questions). recipes/squad_src_paper/run.sh trains both models, transcribes the dev
-// recordings, then runs
+// training questions). recipes/squad_src_paper/run.sh trains both models and installs them in the
+// models folder under their model card ids (bidaf-squad, e2e-speecht5-squad-src: `allennlp
+// models`), transcribes the dev recordings, then runs
 //   allennlp compare recipes/squad_src_paper/study.jsonnet -o runs/squad_src_paper/study
-// Variables: TEXT_ARCHIVE, E2E_ARCHIVE, SRC_TRANSCRIPTS (the transcripts file), SRC_DEV
-// (fid2qid_dev.csv of the SQuAD-SRC folder, wavs/ beside it), SHARED_DATA (../shared/data).
+// Variables: SRC_TRANSCRIPTS (the transcripts file), SRC_DEV (fid2qid_dev.csv of the SQuAD-SRC
+// folder, wavs/ beside it), SHARED_DATA (../shared/data).
 local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local data = std.extVar('SHARED_DATA');
 
 {
   models: {
-    text: { archive: std.extVar('TEXT_ARCHIVE'), batch_size: 40 },
-    e2e: { archive: std.extVar('E2E_ARCHIVE'), input: 'audio', batch_size: 16, order: 1 },
+    text: { model: 'bidaf-squad', batch_size: 40 },
+    e2e: { model: 'e2e-speecht5-squad-src', input: 'audio', batch_size: 16, order: 1 },
   },
   test_sets: {
     clean: { data: data + '/squad/dev-v1.1.json', interface: 'clean', kind: 'natural' },

@@ -15,7 +15,8 @@ def evaluate(name: str, **overrides) -> dict:
     return json.loads(_jsonnet.evaluate_file(str(RECIPE / name), ext_vars=dict(DEFAULTS, **overrides)))
 
 
-def test_study_parses_with_both_voice_groups_floor_and_ceiling():
+def test_study_parses_with_both_voice_groups_floor_and_ceiling(install_tiny):
+    installed = install_tiny("bidaf-clean", "e2e-speecht5-ctc")
     study = load_study(str(RECIPE / "study.jsonnet"), ext_vars=dict(DEFAULTS), require_files=False)
     assert list(study.models) == ["bidaf", "e2e"]
     assert study.models["e2e"].input == "audio" and study.models["bidaf"].input == "text"
@@ -34,7 +35,9 @@ def test_study_parses_with_both_voice_groups_floor_and_ceiling():
         assert study.reference_of(f"cascade_a_{group}") == "typed"
     assert study.test_sets["typed"].is_clean and study.test_sets["typed"].data.endswith("xquad/xquad.en.json")
     assert study.test_sets["blind"].original == study.test_sets["typed"].data
-    assert study.models["bidaf"].archive == DEFAULTS["BIDAF_ARCHIVE"]
+    # the models by card id: the text BiDAF the e2e model started from, and the e2e model
+    assert study.models["bidaf"].archive == installed["bidaf-clean"]
+    assert study.models["e2e"].archive == installed["e2e-speecht5-ctc"]
 
 
 def test_pretraining_config_reads_three_voices_and_saves_the_encoder():
