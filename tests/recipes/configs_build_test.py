@@ -22,7 +22,7 @@ from tests.conftest import FIXTURES, ROOT
 from tests.recipes.tiny_config import TinyInputs, tiny_config
 
 RECIPES = sorted(p for p in (ROOT / "recipes").iterdir() if p.is_dir())
-STUDIES = sorted(list((ROOT / "training_configs" / "studies").glob("*.jsonnet")) + list((ROOT / "recipes").glob("*/study*.jsonnet")))
+STUDIES = sorted((ROOT / "recipes").glob("*/study*.jsonnet"))
 CONFIGS = sorted(
     list((ROOT / "training_configs").glob("*.jsonnet"))
     + [p for p in (ROOT / "recipes").glob("*/*.jsonnet") if p not in STUDIES]

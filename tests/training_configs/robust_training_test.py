@@ -1,4 +1,5 @@
-"""The robust-training configs and study parse and name what they should."""
+"""The noise-trained configs of training_configs/, and the robust-training recipe's twins and study,
+parse and name what they should."""
 import json
 
 import _jsonnet
@@ -6,7 +7,7 @@ import pytest
 
 from srcframework.config_defaults import DEFAULTS
 from srcframework.studies.study import load_study
-from tests.conftest import FIXTURES, ROOT, shared_file
+from tests.conftest import ROOT, shared_file
 
 CONFIGS = ROOT / "training_configs"
 
@@ -14,31 +15,6 @@ CONFIGS = ROOT / "training_configs"
 def evaluate(name: str, **overrides) -> dict:
     variables = dict(DEFAULTS, **overrides)
     return json.loads(_jsonnet.evaluate_file(str(CONFIGS / name), ext_vars=variables))
-
-
-def test_robust_training_study_parses_with_every_model_and_set():
-    shared_file("noiseqa/synthetic/xquad-asr-synthetic.json")
-    tiny = str(FIXTURES / "squad_tiny.json")
-    variables = {"BIDAF_ARCHIVE": tiny, "BIDAF_AUGMENTED_ARCHIVE": tiny, "BIDAF_TRANSCRIPTS_ARCHIVE": tiny,
-                 "TRANSFORMER_ARCHIVE": tiny, "TRANSFORMER_AUGMENTED_ARCHIVE": tiny, "NOISY_XQUAD": "runs/noisy",
-                 "STUDY_WITH_ASR": "1", "SPOKEN_CASCADE": "1"}
-    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=variables, require_files=False)
-    assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_transcripts", "transformer", "transformer_augmented"]
-    assert set(study.test_sets) == {
-        "clean", "noiseqa_asr", "noiseqa_keyboard", "noiseqa_translation",
-        "ours_keyboard", "ours_back_translation", "ours_asr", "spoken_cascade_rms",
-    }
-    assert all(study.reference_of(name) == "clean" for name in study.test_sets if name != "clean")
-    assert study.test_sets["spoken_cascade_rms"].data == "runs/noisy/xquad_asr_rms.json"
-    assert len(study.pairs) == 5 * 8
-    assert study.models["bidaf_augmented"].twin == "bidaf" and study.models["transformer_augmented"].twin == "transformer"
-    without = dict(variables, TRANSFORMER_ARCHIVE="", TRANSFORMER_AUGMENTED_ARCHIVE="", STUDY_WITH_ASR="0")
-    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=without, require_files=False)
-    assert list(study.models) == ["bidaf", "bidaf_augmented", "bidaf_transcripts"]
-    assert "ours_asr" not in study.test_sets and len(study.pairs) == 3 * 7
-    text_only = dict(without, SPOKEN_CASCADE="0")
-    study = load_study(str(CONFIGS / "studies/robust_training.jsonnet"), ext_vars=text_only, require_files=False)
-    assert "spoken_cascade_rms" not in study.test_sets and len(study.pairs) == 3 * 6
 
 
 def test_augmented_configs_add_the_four_copies_by_schedule_and_validate_clean():
