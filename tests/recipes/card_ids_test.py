@@ -1,0 +1,60 @@
+"""Recipes name their models by model card id: no recipe, config or default names a model archive
+through a `*_ARCHIVE` variable; every model of a recipe's study is a card id (or one archive per
+seed); and each recipe's run.sh installs the cards its study names and the cards that name it as
+their recipe."""
+import json
+import re
+
+import _jsonnet
+import pytest
+
+from srcframework.config_defaults import DEFAULTS
+from srcframework.pretrained import model_cards
+from tests.conftest import ROOT
+
+ARCHIVE_VARIABLE = re.compile(r"\b[A-Z][A-Z0-9_]*_ARCHIVE\b")
+SCANNED = sorted(path for folder in ("recipes", "training_configs") for path in (ROOT / folder).rglob("*")
+                 if path.is_file() and "__pycache__" not in path.parts) + [ROOT / "srcframework" / "config_defaults.py"]
+STUDIES = sorted((ROOT / "recipes").glob("*/study.jsonnet"))
+# every optional model switched on
+EVERY_MODEL = dict(DEFAULTS, WITH_MINILM="1", STUDY_WITH_ASR="1", CASCADE_MODELS="bidaf,minilm,minilm_2400")
+
+
+def relative(path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def test_no_archive_variable_is_left():
+    found = [f"{relative(path)}: {', '.join(sorted(set(ARCHIVE_VARIABLE.findall(path.read_text(errors='ignore')))))}"
+             for path in SCANNED if ARCHIVE_VARIABLE.search(path.read_text(errors="ignore"))]
+    assert not found, f"model archives go by card id (`model: 'ID'`, `allennlp models install`), not by variables: {found}"
+    assert not [name for name in DEFAULTS if name.endswith("_ARCHIVE")]
+
+
+def test_the_check_finds_an_archive_variable():
+    assert ARCHIVE_VARIABLE.findall("export BIDAF_ARCHIVE=x; std.extVar('E2E_ARCHIVE'); TINY_ARCHIVES") == [
+        "BIDAF_ARCHIVE", "E2E_ARCHIVE"]
+
+
+def study_models(path) -> dict:
+    return json.loads(_jsonnet.evaluate_file(str(path), ext_vars=EVERY_MODEL))["models"]
+
+
+@pytest.mark.parametrize("path", STUDIES, ids=lambda path: path.parent.name)
+def test_a_recipe_study_names_its_models_by_card_id(path):
+    cards = model_cards()
+    for name, model in study_models(path).items():
+        if "archives" in model:  # one archive per training seed (the robust-training twins)
+            assert len(model["archives"]) >= 1 and "model" not in model
+            continue
+        assert "archive" not in model and "config" not in model, f"{name}: name its model card, `model: 'ID'`"
+        assert model.get("model") in cards, f"{name}: no model card {model.get('model')!r}"
+
+
+@pytest.mark.parametrize("path", STUDIES, ids=lambda path: path.parent.name)
+def test_a_recipe_installs_the_models_of_its_study(path):
+    run = (path.parent / "run.sh").read_text()
+    named = {model["model"] for model in study_models(path).values() if "model" in model}
+    made_here = {model_id for model_id, card in model_cards().items() if card.model_usage.recipe == relative(path.parent)}
+    missing = sorted(model_id for model_id in named | made_here if not re.search(rf"(?<![\w-]){re.escape(model_id)}(?![\w-])", run))
+    assert not missing, f"{relative(path.parent)}/run.sh installs no {missing} (install_model ID ARCHIVE)"
