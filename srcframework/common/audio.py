@@ -114,13 +114,14 @@ def float_to_int16(waveform: numpy.ndarray) -> numpy.ndarray:
     return numpy.round(waveform * 32767.0).astype(numpy.int16)
 
 
-def write_wav_atomic(path: str, waveform: numpy.ndarray, rate: int) -> None:
+def write_wav_atomic(path: str, waveform: numpy.ndarray, rate: int, format: str = "WAV") -> None:
     """
-    Writes `waveform` as 16-bit mono WAV at `path` (making its folder) with `atomic_output`, so
-    readers never see a half-written file.
+    Writes `waveform` as 16-bit mono audio at `path` (making its folder) with `atomic_output`, so
+    readers never see a half-written file: WAV, or with `format="FLAC"` the same samples compressed
+    without loss.
     """
     path = os.fspath(path)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     samples = float_to_int16(to_mono_float32(waveform))
     with atomic_output(path, "wb") as stream:
-        soundfile.write(stream, samples, int(rate), subtype="PCM_16", format="WAV")
+        soundfile.write(stream, samples, int(rate), subtype="PCM_16", format=format)

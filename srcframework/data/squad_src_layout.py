@@ -104,8 +104,11 @@ def squad_copy_candidates(folder: str, split: Optional[str]) -> List[str]:
     return split_copy + [os.path.join(folder, SQUAD_COPY_NAME)]
 
 
-def wav_name(fid: str, speaker: str) -> str:
-    return f"{fid}_{speaker}.wav"
+def wav_name(fid: str, speaker: str, suffix: str = ".wav") -> str:
+    """The recording's file name: `<fid>_<speaker>.wav` (or `.flac` with that `suffix`)."""
+    if suffix not in AUDIO_SUFFIXES:
+        raise ValueError(f"audio suffix must be one of {', '.join(AUDIO_SUFFIXES)}, got {suffix!r}")
+    return f"{fid}_{speaker}{suffix}"
 
 
 def parse_wav_name(name: str, pattern: str = DEFAULT_FILE_PATTERN) -> Optional[Tuple[str, str]]:

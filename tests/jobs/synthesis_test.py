@@ -76,6 +76,7 @@ def test_rerun_redoes_only_missing_or_broken_wavs(tmp_path):
     os.remove(out / "wavs" / names[7])
     (out / "wavs" / names[4]).write_bytes(b"RIFF not a wav")  # a broken file is redone too
     (out / "wavs" / ".tmpabc.wav.tmp").write_bytes(b"left by a killed run")
+    (out / "wavs" / ".DEV000002_SPK103.wav.k3x9q.tmp").write_bytes(b"atomic_output's own name")
     resumed = synthesize_questions(TINY, str(out), "flite:kal16,flite:awb", progress=False)
     assert resumed["synthesized_now"] == 3 and resumed["reused"] == 6
     assert wavs(out) == names  # the leftover temporary file is gone
@@ -143,3 +144,31 @@ def test_bad_arguments_are_clear_errors(tmp_path):
     broken.write_text('{"data": [}')
     with pytest.raises(ValueError, match="broken.json: malformed JSON"):
         synthesize_questions(str(broken), str(tmp_path / "b"), "flite:kal16", progress=False)
+
+
+def test_flac_holds_the_samples_of_the_wav_and_the_reader_reads_it(tmp_path):
+    from srcframework.common.errors import InputError
+    from srcframework.data.dataset_readers.squad_src import SquadSrcReader
+
+    wav_out, flac_out = tmp_path / "wav", tmp_path / "flac"
+    synthesize_questions(TINY, str(wav_out), "flite:kal16,flite:slt", limit=3, progress=False)
+    summary = synthesize_questions(TINY, str(flac_out), "flite:kal16,flite:slt", limit=3, progress=False,
+                                   audio_format="flac")
+    assert wavs(flac_out) == [name.replace(".wav", ".flac") for name in wavs(wav_out)]
+    for name in wavs(wav_out):
+        flac = str(flac_out / "wavs" / name.replace(".wav", ".flac"))
+        assert soundfile.info(flac).format == "FLAC"
+        assert numpy.array_equal(soundfile.read(flac, dtype="int16")[0],
+                                 soundfile.read(str(wav_out / "wavs" / name), dtype="int16")[0])
+        assert os.path.getsize(flac) < os.path.getsize(str(wav_out / "wavs" / name))
+    reader = SquadSrcReader()
+    read = list(reader.read(str(flac_out / "fid2qid_dev.csv")))
+    assert len(read) == summary["questions"] == 3
+    # a rerun resumes (nothing to make); another format into the same folder is refused
+    again = synthesize_questions(TINY, str(flac_out), "flite:kal16,flite:slt", limit=3, progress=False,
+                                 audio_format="flac")
+    assert again["synthesized_now"] == 0 and again["reused"] == 3
+    with pytest.raises(InputError, match="another configuration"):
+        synthesize_questions(TINY, str(flac_out), "flite:kal16,flite:slt", limit=3, progress=False)
+    with pytest.raises(InputError, match="audio format must be one of wav, flac"):
+        synthesize_questions(TINY, str(tmp_path / "x"), "flite:kal16", limit=1, progress=False, audio_format="mp3")
