@@ -32,7 +32,7 @@ from allennlp.common.model_card import ModelCard, ModelUsage
 
 from srcframework import compat
 from srcframework.common.errors import InputError, InputFileNotFound
-from srcframework.common.files import atomic_output
+from srcframework.common.files import atomic_output, read_json
 
 MODELS_ENV = "SRCFRAMEWORK_MODELS"
 CARDS_ENV = "SRCFRAMEWORK_MODELCARDS"
@@ -124,11 +124,7 @@ def card_file(model_id: str) -> str:
 
 def read_card(path: str) -> ModelCard:
     """The `ModelCard` of a card file, its `model_usage` a `RecipeUsage`; its `id` must be its file name."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path}: not valid JSON: {err}") from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: a model card is a JSON object")
     expected = os.path.basename(path)[: -len(".json")]

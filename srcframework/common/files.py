@@ -1,4 +1,5 @@
-"""Atomic file writes, file hashes and the fingerprints of the files a config names.
+"""Atomic file writes, file hashes, the fingerprints of the files a config names, and reading a
+JSON file with one-line errors.
 
 A reader of an atomic write sees either the old file or the complete new one, never a part.
 
@@ -11,7 +12,9 @@ import hashlib
 import json
 import os
 import tempfile
-from typing import IO, Any, Dict, Iterable, Iterator
+from typing import IO, Any, Dict, Iterable, Iterator, Optional
+
+from srcframework.common.errors import InputError, InputFileNotFound, json_error_text
 
 
 @contextlib.contextmanager
@@ -112,3 +115,17 @@ def named_files(params: Any) -> Dict[str, str]:
     elif isinstance(params, str) and params and "\n" not in params and os.path.exists(params):
         found[params] = path_fingerprint(params)
     return dict(sorted(found.items()))
+
+
+def read_json(path: str, missing: Optional[str] = None) -> Any:
+    """The JSON value in the file `path`. A missing file is an `InputFileNotFound` (`missing`, or
+    "PATH: file not found"); a file that is not JSON an `InputError` that says where it fails."""
+    if not os.path.isfile(path):
+        raise InputFileNotFound(missing or f"{path}: file not found")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except json.JSONDecodeError as err:
+        raise InputError(f"{path}: not valid JSON: {json_error_text(err)}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a UTF-8 text file") from None

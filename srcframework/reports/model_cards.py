@@ -15,8 +15,8 @@ from typing import Dict, List, Optional, Tuple
 
 from allennlp.common.model_card import ModelCard
 
-from srcframework.common.errors import InputError, InputFileNotFound
-from srcframework.common.files import write_text_atomic
+from srcframework.common.errors import InputError
+from srcframework.common.files import read_json, write_text_atomic
 from srcframework.pretrained import card_file, installed_path, model_card
 
 
@@ -63,13 +63,7 @@ def _figure(row: dict) -> str:
 
 def results_text(card: ModelCard, results_path: str) -> str:
     """The card's figures from `results_path`, as one paragraph of text."""
-    if not os.path.isfile(results_path):
-        raise InputFileNotFound(f"model {card.id!r}: no results file {results_path}; run its recipe's evaluation first")
-    try:
-        with open(results_path, encoding="utf-8") as handle:
-            results = json.load(handle)
-    except json.JSONDecodeError as err:
-        raise InputError(f"{results_path}: not valid JSON: {err}") from None
+    results = read_json(results_path, f"model {card.id!r}: no results file {results_path}; run its recipe's evaluation first")
     if isinstance(results, dict) and "pairs" in results:
         which, rows = study_figures(results, card)
         if not rows:

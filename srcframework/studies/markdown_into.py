@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from srcframework.common.errors import InputError, InputFileNotFound
-from srcframework.common.files import write_text_atomic
+from srcframework.common.files import read_json, write_text_atomic
 from srcframework.studies.tables import markdown_table, results_tables
 
 DEFAULT_TABLES = ("em_f1", "robustness", "f1_by_seed", "training", "f1_by_country", "question_noise")
@@ -98,13 +98,7 @@ def render_block(results: dict, source: str, command: str, tables: tuple) -> str
 
 
 def load_results(path: str) -> dict:
-    if not os.path.isfile(path):
-        raise InputFileNotFound(f"{path}: results file not found")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            results = json.load(handle)
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path}: not a JSON file ({err.msg}, line {err.lineno})") from None
+    results = read_json(path, f"{path}: results file not found")
     if not isinstance(results, dict) or not {"models", "test_sets", "pairs"} <= set(results):
         raise InputError(f"{path}: not a study's results.json (it needs models, test_sets and pairs)")
     return results

@@ -59,3 +59,24 @@ def test_named_files_fingerprints_the_files_and_folders_a_config_names(tmp_path,
     assert found["list.txt"] == file_sha256("list.txt") and found["model"].startswith("dir:")
     (tmp_path / "model" / "more.bin").write_bytes(b"1")
     assert named_files({"m": "model"})["model"] != found["model"]
+
+
+def test_read_json_gives_one_line_errors(tmp_path):
+    from srcframework.common.errors import InputError, InputFileNotFound
+    from srcframework.common.files import read_json
+
+    good = tmp_path / "good.json"
+    good.write_text('{"a": [1, 2]}', encoding="utf-8")
+    assert read_json(str(good)) == {"a": [1, 2]}
+    with pytest.raises(InputFileNotFound, match="missing.json: file not found"):
+        read_json(str(tmp_path / "missing.json"))
+    with pytest.raises(InputFileNotFound, match="^run the recipe first$"):
+        read_json(str(tmp_path / "missing.json"), "run the recipe first")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": ', encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad.json: not valid JSON: expecting value at line 1, column 7"):
+        read_json(str(bad))
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(InputError, match="not a UTF-8 text file"):
+        read_json(str(binary))
