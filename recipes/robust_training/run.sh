@@ -14,13 +14,12 @@
 # SEEDS (default "1 2 3"); WITH_MINILM (default 1) adds the MiniLM twins (seed 1).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export PATH="$PWD/.venv/bin:$PATH"
+source recipes/common.sh
 RECIPE=recipes/robust_training
 OUT=${ROBUST_OUT:-runs/robust_training}
 WORKERS=${WORKERS:-2}
 JOBS=${JOBS:-2}
 SEEDS=${SEEDS:-1 2 3}
-DATA=${SHARED_DATA:-../shared/data}
 SPLIT=runs/data/squad_dev_minus_xquad.json
 NOISY=${NOISY_TRAIN:-runs/noisy}
 # the configs and the study read these
@@ -40,13 +39,17 @@ step_data() {
   [ -f "$NOISY/xquad_asr_rms.json" ] || allennlp noise "$DATA/xquad/xquad.en.json" "$NOISY/xquad_asr_rms.json" --noise asr-heldout-voice --workers "$WORKERS"
 }
 
-epochs_done() {  # serialization folder -> number of finished epochs
-  ls "$1"/model_state_e*_b0.th 2>/dev/null | sed 's/.*model_state_e\([0-9]*\)_b0.th/\1/' | sort -n | tail -1 || true
+card_of() {  # config name -> the id of its model card (seed 1 of each model is installed under it)
+  case $1 in bidaf_clean) echo bidaf-clean ;; bidaf_augmented) echo bidaf-robust ;;
+    minilm_clean) echo minilm-qa-clean ;; minilm_augmented) echo minilm-qa-robust ;; esac
 }
 
 train_one() {  # config name, seed: trains (or resumes) runs/robust_training/<name>_s<seed>
   local name=$1 seed=$2 folder="$OUT/$1_s$2"
-  [ -f "$folder/model.tar.gz" ] && return 0
+  if [ -f "$folder/model.tar.gz" ]; then
+    if [ "$seed" = 1 ]; then install_model "$(card_of "$name")" "$folder/model.tar.gz"; fi
+    return 0
+  fi
   local mode=(-f)
   [ -f "$folder/config.json" ] && [ -n "$(epochs_done "$folder")" ] && mode=(--recover)
   echo "$(date '+%F %T') $name seed $seed: ${mode[0]} (epochs done: $(epochs_done "$folder"))"
@@ -54,10 +57,7 @@ train_one() {  # config name, seed: trains (or resumes) runs/robust_training/<na
     >>"$OUT/logs/$1_s$2.log" 2>&1 || { echo "$name seed $seed failed: see $OUT/logs/$1_s$2.log"; return 1; }
   echo "$(date '+%F %T') $name seed $seed: done"
   # seed 1 of each model goes into the models folder, under its model card's id
-  local card
-  case $name in bidaf_clean) card=bidaf-clean ;; bidaf_augmented) card=bidaf-robust ;;
-    minilm_clean) card=minilm-qa-clean ;; minilm_augmented) card=minilm-qa-robust ;; esac
-  if [ "$seed" = 1 ]; then allennlp models install "$card" --archive "$folder/model.tar.gz"; fi
+  if [ "$seed" = 1 ]; then install_model "$(card_of "$name")" "$folder/model.tar.gz"; fi
 }
 
 step_train() {
