@@ -31,10 +31,10 @@ $(STAMP): setup.py requirements.txt requirements-bench.txt Makefile $(PLUGIN_FIL
 system-deps:
 	bash scripts/install_system_deps.sh
 
+# the quickstart recipe: trains the small BiDAF on the embedded data, installs it as bidaf-quickstart,
+# and compares it on clean and keyboard-damaged questions (recipes/quickstart/README.md)
 demo: install
-	$(ALLENNLP) train training_configs/quickstart.jsonnet -s runs/quickstart -f
-	$(ALLENNLP) evaluate runs/quickstart/model.tar.gz srcframework/data/default/dev.json --output-file runs/quickstart/metrics_dev.json
-	$(ALLENNLP) models install bidaf-quickstart
+	bash recipes/quickstart/run.sh
 
 test: install
 	$(PY) -m pytest -q tests plugins/srcframework-phonetic/tests

@@ -6,6 +6,8 @@
 # Call the steps one a line under `set -e` (not in an `a && b` list, where bash ignores `set -e`
 # inside them), so that the first failing command stops the run. Each model a recipe trains goes into
 # the models folder under its model card's id (`install_model`), the id its study names it by.
+# TRAIN_OVERRIDES, when set, is handed to every `allennlp train` as `-o` (a JSON object of config
+# keys), e.g. TRAIN_OVERRIDES='{"trainer": {"num_epochs": 1}}' for a quick smoke run of a recipe.
 export PATH="$PWD/.venv/bin:$PATH"
 DATA=${SHARED_DATA:-../shared/data}
 STARTED=$(date +%s)
@@ -29,6 +31,7 @@ train() {  # config, serialization folder, [allennlp train options]: trains, res
   [ -f "$folder/config.json" ] && [ -n "$(epochs_done "$folder")" ] && mode=(--recover)
   mkdir -p "$(dirname "$folder")"
   say "train $config -> $folder (${mode[0]}; epochs done: $(epochs_done "$folder"); log $folder.log)"
+  if [ -n "${TRAIN_OVERRIDES:-}" ]; then set -- -o "$TRAIN_OVERRIDES" "$@"; fi
   allennlp train "$config" -s "$folder" "${mode[@]}" "$@" >>"$folder.log" 2>&1 \
     || { say "FAILED: $config; see $folder.log"; return 1; }
   say "done $folder"

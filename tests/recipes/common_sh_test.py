@@ -42,6 +42,17 @@ def test_a_training_starts_resumes_and_is_skipped(tmp_path):
         "train c.jsonnet -s runs/m -f -o {}", "train c.jsonnet -s runs/m --recover -o {}"]
 
 
+def test_train_overrides_reach_allennlp_train(tmp_path):
+    stand_in = tmp_path / ".venv" / "bin" / "allennlp"
+    stand_in.parent.mkdir(parents=True)
+    stand_in.write_text(STAND_IN)
+    stand_in.chmod(0o755)
+    done = bash(tmp_path, "train c.jsonnet runs/m", TRAIN_OVERRIDES='{"trainer": {"num_epochs": 1}}')
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "calls.log").read_text().splitlines() == [
+        'train c.jsonnet -s runs/m -f -o {"trainer": {"num_epochs": 1}}']
+
+
 def test_report_copies_the_results_and_fills_the_readme(tmp_path):
     venv = tmp_path / ".venv" / "bin"
     venv.mkdir(parents=True)
