@@ -25,6 +25,10 @@ environment; importing srcframework sets the defaults of `srcframework/config_de
   pairs: [['bidaf', '*'], ['e2e', 'spoken']],   // optional; default: every model x every set of its input
   bootstrap_unit: 'context',    // optional: resample paragraphs (default) or 'question's
   equivalence_margin: 1.5,      // optional: F1 points within which clean F1 counts as unchanged
+  comparisons: {                // optional: pairs compared across sets, over the question ids they share
+    e2e_vs_cascade: { first: { model: 'e2e', set: 'spoken' }, second: { model: 'bidaf', set: 'transcripts' },
+                      label: 'end to end against the cascade' },
+  },                            // (or a list of such entries; a list entry's name is its label)
 }
 ```
 
@@ -46,7 +50,9 @@ KINDS = ("synthetic", "natural")
 CLEAN = "clean"
 BOOTSTRAP_UNITS = ("context", "question")
 EQUIVALENCE_MARGIN = 1.5
-STUDY_KEYS = {"models", "test_sets", "pairs", "bootstrap_unit", "equivalence_margin"}
+STUDY_KEYS = {"models", "test_sets", "pairs", "bootstrap_unit", "equivalence_margin", "comparisons"}
+COMPARISON_KEYS = {"first", "second", "label"}
+SIDE_KEYS = {"model", "set"}
 MODEL_KEYS = {
     "archive", "archives", "model", "config", "serialization_dir", "input", "cuda_device", "batch_size", "order", "twin",
     "trained_on_noise",
@@ -177,6 +183,30 @@ class TestSetSpec:
 
 
 @dataclass(frozen=True)
+class ComparisonSpec:
+    """
+    One comparison of a study across sets: the pair `first` against the pair `second`, over the
+    question ids both hold (e.g. an end-to-end model on spoken questions against a cascade's text
+    model on the transcripts of the same recordings).
+
+    # Parameters
+
+    name : `str`
+        The entry's name (an object's key; a list entry's label).
+    first : `Tuple[str, str]`
+        `(model, test set)`: a pair the study runs.
+    second : `Tuple[str, str]`
+    label : `str`
+        What the results table calls it. Default: `MODEL on SET vs MODEL on SET`.
+    """
+
+    name: str
+    first: Tuple[str, str]
+    second: Tuple[str, str]
+    label: str
+
+
+@dataclass(frozen=True)
 class Study:
     """A loaded, validated study: models and test sets in table order, and the pairs to run.
 
@@ -192,6 +222,8 @@ class Study:
     equivalence_margin : `float`, optional (default = `1.5`)
         The margin (F1 points) of the equivalence test of each robust model's clean F1 against its
         twin's.
+    comparisons : `Tuple[ComparisonSpec, ...]`, optional (default = `()`)
+        Pairs compared across sets (study key `comparisons`), one Holm family.
     """
 
     path: str
@@ -200,6 +232,7 @@ class Study:
     pairs: List[Tuple[str, str]]
     bootstrap_unit: str = "context"
     equivalence_margin: float = EQUIVALENCE_MARGIN
+    comparisons: Tuple[ComparisonSpec, ...] = ()
 
     @property
     def runs(self) -> List[Tuple[str, str, int]]:
@@ -440,6 +473,76 @@ def _pairs(check: _Checker, value: Any, models: Dict[str, ModelSpec], sets: Dict
     return sorted(wanted, key=lambda pair: (model_rank[pair[0]], set_rank[pair[1]]))
 
 
+def _side(check: _Checker, value: Any, key: str, pairs: List[Tuple[str, str]], models: Dict[str, ModelSpec],
+          sets: Dict[str, TestSetSpec]) -> Tuple[str, str]:
+    value = check.mapping(value, key)
+    check.keys(value, key, SIDE_KEYS)
+    model = check.string(value.get("model"), f"{key}.model")
+    test_set = check.string(value.get("set"), f"{key}.set")
+    if model not in models:
+        check.fail(f"{key}.model", f"no model named {model!r}")
+    if test_set not in sets:
+        check.fail(f"{key}.set", f"no test set named {test_set!r}")
+    if (model, test_set) not in pairs:
+        check.fail(key, f"the study does not run model {model!r} on test set {test_set!r}; add the pair to `pairs`")
+    return model, test_set
+
+
+def cheap_ids(spec: TestSetSpec, cache: Dict[str, Optional[frozenset]]) -> Optional[frozenset]:
+    """The question ids of a text set read from a SQuAD file (or generated from one, which keeps
+    its ids) with the archive's reader, or None where they cannot be known without reading it
+    as a model would (an audio set, a set's own `dataset_reader`, a missing or unreadable file)."""
+    path = spec.original if spec.noise is not None else spec.data
+    if spec.input != "text" or spec.dataset_reader is not None or path is None or not os.path.isfile(path):
+        return None
+    if path not in cache:
+        from srcframework.data.squad_file import load_squad_json
+
+        try:
+            dataset = load_squad_json(path)
+            cache[path] = frozenset(
+                str(qa["id"]) for a in dataset["data"] for p in a["paragraphs"] for qa in p["qas"])
+        except Exception:  # not a SQuAD file the loader reads: leave the check to the run
+            cache[path] = None
+    return cache[path]
+
+
+def _comparisons(check: _Checker, value: Any, pairs: List[Tuple[str, str]], models: Dict[str, ModelSpec],
+                 sets: Dict[str, TestSetSpec], require_files: bool) -> Tuple[ComparisonSpec, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, dict):
+        entries = [(f"comparisons.{name}", name, item) for name, item in value.items()]
+        for key, name, _ in entries:
+            check.name(name, key)
+    elif isinstance(value, list):
+        entries = [(f"comparisons[{index}]", None, item) for index, item in enumerate(value)]
+    else:
+        check.fail("comparisons", f"expected a list or an object of {{first, second, label}}, got {value!r}")
+    found: List[ComparisonSpec] = []
+    ids: Dict[str, Optional[frozenset]] = {}
+    for key, name, item in entries:
+        item = check.mapping(item, key)
+        check.keys(item, key, COMPARISON_KEYS)
+        for side in ("first", "second"):
+            if side not in item:
+                check.fail(f"{key}.{side}", "required: {model: M, set: S}")
+        first = _side(check, item["first"], f"{key}.first", pairs, models, sets)
+        second = _side(check, item["second"], f"{key}.second", pairs, models, sets)
+        if first == second:
+            check.fail(key, f"compares model {first[0]!r} on test set {first[1]!r} with itself")
+        label = check.string(item.get("label"), f"{key}.label", optional=True)
+        label = label or name or f"{first[0]} on {first[1]} vs {second[0]} on {second[1]}"
+        if any(other.label == label for other in found):
+            check.fail(key, f"a second comparison labelled {label!r}; give each its own label")
+        if require_files:
+            mine, theirs = cheap_ids(sets[first[1]], ids), cheap_ids(sets[second[1]], ids)
+            if mine is not None and theirs is not None and not mine & theirs:
+                check.fail(key, f"test sets {first[1]!r} and {second[1]!r} share no question id: nothing to pair")
+        found.append(ComparisonSpec(name or label, first, second, label))
+    return tuple(found)
+
+
 def study_from_dict(raw: Any, path: str = "<study>", require_files: bool = True) -> Study:
     """Validate an evaluated study; `require_files` also checks that the named files exist."""
     check = _Checker(path)
@@ -457,7 +560,8 @@ def study_from_dict(raw: Any, path: str = "<study>", require_files: bool = True)
     pairs = _pairs(check, raw.get("pairs"), models_by_name, sets_by_name)
     unit = check.choice(raw.get("bootstrap_unit", "context"), "bootstrap_unit", BOOTSTRAP_UNITS)
     margin = check.number(raw.get("equivalence_margin", EQUIVALENCE_MARGIN), "equivalence_margin")
-    return Study(path, models_by_name, sets_by_name, pairs, unit, margin)
+    comparisons = _comparisons(check, raw.get("comparisons"), pairs, models_by_name, sets_by_name, require_files)
+    return Study(path, models_by_name, sets_by_name, pairs, unit, margin, comparisons)
 
 
 def load_study(path: str, ext_vars: Optional[Dict[str, str]] = None, require_files: bool = True) -> Study:
