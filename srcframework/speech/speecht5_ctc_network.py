@@ -11,8 +11,9 @@ FOLDER/ctc_vocabulary.json                     {"characters": [...]}: id -> char
 so that the encoder part loads wherever a SpeechT5 checkpoint does (the `speecht5` question
 encoder's `model_name`), and the whole folder serves the recognizer.
 
-Utterances are encoded as the `speecht5` question encoder encodes them: the convolutions run on
-each utterance's own samples (so the group normalisation of the first layer never sees padding),
+Utterances are encoded as the `speecht5` question encoder encodes them: the convolutions see
+each utterance's own samples only (they run on the whole batch, and the group normalisation of
+the first layer counts each utterance's own frames: `convolve_batched`),
 padded frames are zeroed before the positional convolution, and the transformer gets the frame
 mask. An utterance therefore encodes the same alone and in any batch.
 """
@@ -25,7 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
-from srcframework.common.conv_frames import convolve_per_utterance, min_samples
+from srcframework.common.conv_frames import convolve_batched, min_samples
 from srcframework.common.errors import InputError, InputFileNotFound
 
 BLANK = "<blank>"
@@ -124,11 +125,16 @@ class SpeechT5CtcNetwork(torch.nn.Module):
         """Frames per utterance of `lengths` samples (one at least)."""
         return self.encoder.prenet._get_feat_extract_output_lengths(lengths).clamp(min=1)
 
+    def features(self, waveform: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """The `B x L x conv_dim[-1]` output of the convolutional feature encoder, as each utterance
+        gives it alone (`convolve_batched`), zero past each utterance's frames."""
+        return convolve_batched(self.encoder.prenet.feature_encoder, waveform, lengths, self.min_samples)
+
     def encode(self, waveform: torch.Tensor, lengths: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         """`(B x L x hidden encodings, B x L frame mask)` of a `B x T` waveform batch whose row i
         holds `lengths[i]` real samples."""
         prenet = self.encoder.prenet
-        features = convolve_per_utterance(prenet.feature_encoder, waveform, lengths, self.min_samples)
+        features = self.features(waveform, lengths)
         frames = self.frames(lengths.to(features.device))
         mask = torch.arange(features.size(1), device=features.device).unsqueeze(0) < frames.unsqueeze(1)
         hidden, _ = prenet.feature_projection(features)
