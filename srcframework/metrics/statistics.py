@@ -304,21 +304,32 @@ class Resampler:
             self._seed_counts[key] = draw_counts(seeds, self.resamples, [self.seed, 2, zlib.crc32(key[0].encode())])
         return self._seed_counts[key]
 
-    def means(self, ids: Sequence[str], values, model: Optional[str] = None) -> np.ndarray:
-        """The mean of `values` (one score a question, or `seeds x questions`) in each resample."""
+    def means(self, ids: Sequence[str], values, model: Optional[str] = None, members=None) -> np.ndarray:
+        """The mean of `values` (one score a question, or `seeds x questions`) in each resample.
+        `members` (a boolean per question) restricts the mean to some of the questions, drawn by
+        the same resamples as all of `ids` (a group's mean within each resample of the whole set);
+        a resample that draws none of them gives NaN."""
         matrix = np.atleast_2d(np.asarray(values, dtype=np.float64))
         if matrix.shape[1] != len(ids):
             raise ValueError(f"{matrix.shape[1]} scores for {len(ids)} question ids")
         codes, counts = self.layout(ids)
         columns = counts.shape[1]
-        sizes = np.bincount(codes, minlength=columns)
-        sums = np.stack([np.bincount(codes, weights=row, minlength=columns) for row in matrix])
+        weights = None if members is None else np.asarray(members, dtype=np.float64)
+        if weights is not None and weights.shape != (len(ids),):
+            raise ValueError(f"{weights.shape} members for {len(ids)} question ids")
+        sizes = np.bincount(codes, weights=weights, minlength=columns)
+        sums = np.stack([np.bincount(codes, weights=row if weights is None else row * weights, minlength=columns)
+                         for row in matrix])
         if sums.shape[0] == 1:
             totals = counts @ sums[0]
         else:
             mixed = self.seed_counts(model, sums.shape[0]) @ sums / sums.shape[0]
             totals = np.einsum("rc,rc->r", counts, mixed)
-        return totals / (counts @ sizes)
+        if weights is None:
+            return totals / (counts @ sizes)
+        drawn = counts @ sizes
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(drawn > 0, totals / np.where(drawn > 0, drawn, 1.0), np.nan)
 
     def interval(self, ids: Sequence[str], values, model: Optional[str] = None) -> Tuple[float, float]:
         return percentile_interval(self.means(ids, values, model), self.confidence)

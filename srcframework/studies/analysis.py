@@ -6,6 +6,10 @@ per-question predictions (a rerun runs no model and gives the same numbers for t
   `by_question_type`, `by_length`, `by_wer_bucket` (error analysis);
 - `robustness`: each model with a twin against it (`robustness.py`);
 - `comparisons`: on each set, model against model;
+- `cross_comparisons` (where the study names `comparisons`): one pair against another across sets,
+  over the question ids both hold, one Holm family;
+- each pair with two or more countries: `low`/`high` of its `f1_range`, from the same draws as
+  its F1 interval, each country's F1 recomputed within each resample;
 - `examples`: up to `examples` flips of each direction for each noisy pair;
 - `statistics`: how all of the above was computed.
 
@@ -16,7 +20,7 @@ Holm-corrected (`drop_tests`, `model_comparisons`, `robustness`); a family is te
 approximation where the family is too large for a corrected p to get small in 50,000 rounds.
 """
 from dataclasses import dataclass
-from typing import Dict, Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 from srcframework.metrics.statistics import CONFIDENCE, PERMUTATIONS, Resampler, family_plan
 from srcframework.studies.error_analysis import breakdowns, flip_examples, flips
@@ -29,6 +33,8 @@ from srcframework.studies.significance import (
     comparison_pairs,
     comparison_tests,
     correct,
+    cross_comparisons,
+    f1_range_interval,
     model_comparisons,
     pair_intervals,
     paired_comparison,
@@ -83,10 +89,12 @@ def add_analysis(
     scores: Dict[Tuple[str, str], PairScores],
     options: AnalysisOptions,
     contexts: Optional[Mapping[str, str]] = None,
+    comparisons: Sequence[Tuple[str, Tuple[str, str], Tuple[str, str]]] = (),
 ) -> dict:
     """Add the intervals, tests, robustness rows and error analysis to `results` (as
     `collect_results` builds it, with `scores` for each of its pairs) and return it. `contexts`
-    maps question ids to their context; a question it lacks is resampled alone."""
+    maps question ids to their context; a question it lacks is resampled alone. `comparisons`:
+    `(label, (model, set), (model, set))` of the study's comparisons across sets."""
     unit = options.bootstrap_unit or "context"
     clusters = dict(contexts or {}) if unit == "context" else None
     resampler = Resampler(options.bootstrap, options.seed, CONFIDENCE, clusters, options.permutations)
@@ -98,6 +106,9 @@ def add_analysis(
     for pair in results["pairs"]:
         mine = scores[(pair["model"], pair["set"])]
         pair.update(pair_intervals(mine, resampler))
+        spread = f1_range_interval(mine, resampler) if pair.get("f1_range") else None
+        if spread is not None:
+            pair["f1_range"] = dict(pair["f1_range"], low=spread[0], high=spread[1])
         reference = pair["reference"]
         if reference:
             clean = scores[(pair["model"], reference)]
@@ -117,6 +128,9 @@ def add_analysis(
     comparison_plan = family_plan(2 * len(comparison_pairs(scores, models, list(sets))), options.permutations,
                                 SIGNIFICANCE_LEVEL)
     results["comparisons"] = model_comparisons(scores, models, list(sets), resampler, comparison_plan)
+    cross_plan = family_plan(2 * len(comparisons), options.permutations, SIGNIFICANCE_LEVEL)
+    if comparisons:
+        results["cross_comparisons"] = cross_comparisons(comparisons, scores, resampler, cross_plan)
     results["examples"] = examples
     scored = {qid for pair_scores in scores.values() for qid in pair_scores.ids}
     results["statistics"] = {
@@ -134,6 +148,7 @@ def add_analysis(
             "drop_tests": _family(2 * len(noisy_pairs), drop_plan),
             "model_comparisons": _family(2 * len(results["comparisons"]), comparison_plan),
             "robustness": robustness_family,
+            **({"cross_comparisons": _family(2 * len(comparisons), cross_plan)} if comparisons else {}),
         },
         "significance_level": SIGNIFICANCE_LEVEL,
         "equivalence_margin": options.equivalence_margin,

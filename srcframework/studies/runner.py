@@ -604,7 +604,8 @@ def collect_results(
     options = replace(options, bootstrap_unit=options.bootstrap_unit or study.bootstrap_unit,
                       equivalence_margin=study.equivalence_margin)
     contexts = question_contexts(set_files) if options.bootstrap_unit == "context" else None
-    return add_analysis(results, question_scores, options, contexts)
+    comparisons = [(c.label, c.first, c.second) for c in study.comparisons]
+    return add_analysis(results, question_scores, options, contexts, comparisons)
 
 
 def write_outputs(results: dict, out_dir: str) -> List[str]:

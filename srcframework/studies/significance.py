@@ -4,15 +4,20 @@ tests of one pair against another over the questions both scored (paired by ques
 - each pair's drop: its model on the clean reference set against the same model on this set;
 - each set's models against each other.
 
+- named comparisons of one pair against another across sets (study key `comparisons`), over the
+  question ids both pairs hold.
+
 A test gives the difference (first minus second), its paired bootstrap interval and the p-value
 of a paired approximate randomisation test (`metrics/statistics.py`), for EM and for F1. The
 tests of one table form a family: `correct` adds each test's Holm-Bonferroni adjusted p
 (`p_holm`), and a test is `significant` when that adjusted p is below the level.
 """
 from itertools import combinations
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from srcframework.metrics.statistics import LEVEL, Resampler, holm
+import numpy as np
+
+from srcframework.metrics.statistics import LEVEL, Resampler, holm, percentile_interval
 from srcframework.studies.question_scores import PairScores, shared_ids
 
 SIGNIFICANCE_LEVEL = LEVEL
@@ -26,6 +31,37 @@ def pair_intervals(scores: PairScores, resampler: Resampler) -> dict:
     em_low, em_high = resampler.interval(scores.ids, scores.em_by_seed, scores.model)
     f1_low, f1_high = resampler.interval(scores.ids, scores.f1_by_seed, scores.model)
     return {"em_low": em_low, "em_high": em_high, "f1_low": f1_low, "f1_high": f1_high}
+
+
+def question_countries(scores: PairScores) -> List[Optional[str]]:
+    """The speaker's country of each question of a pair (in the order of its ids), None where the
+    record has none: the grouping of the pair's `by_country` (`reports/accent.py`)."""
+    found: List[Optional[str]] = []
+    for qid in scores.ids:
+        value = ((scores.records.get(qid) or {}).get("groups") or {}).get("country")
+        found.append(None if value is None or str(value) == "" else str(value))
+    return found
+
+
+def f1_range_interval(scores: PairScores, resampler: Resampler) -> Optional[Tuple[float, float]]:
+    """`(low, high)`: the bootstrap interval of the pair's F1 range (best country's F1 minus the
+    worst's) from the resampler's draws of the pair's questions (paragraphs, and a model's seeds),
+    each country's F1 recomputed within each resample. A resample that draws no question of a
+    country ranges over the countries it drew; one that draws under two countries is left out.
+    None under two countries (or where no resample draws two)."""
+    countries = question_countries(scores)
+    names = sorted({name for name in countries if name is not None})
+    if len(names) < 2:
+        return None
+    where = np.asarray(countries, dtype=object)
+    means = np.stack([resampler.means(scores.ids, scores.f1_by_seed, scores.model, where == name) for name in names])
+    drawn = ~np.isnan(means)
+    usable = drawn.sum(axis=0) >= 2
+    if not usable.any():
+        return None
+    means = means[:, usable]
+    spread = np.where(drawn[:, usable], means, -np.inf).max(axis=0) - np.where(drawn[:, usable], means, np.inf).min(axis=0)
+    return percentile_interval(spread, resampler.confidence)
 
 
 def paired_comparison(first: PairScores, second: PairScores, resampler: Resampler, plan: Optional[Plan] = None) -> dict:
@@ -81,4 +117,20 @@ def comparison_pairs(scores: Dict[Tuple[str, str], PairScores], models: List[str
     for test_set in sets:
         present = [model for model in models if (model, test_set) in scores]
         found += [(first, second, test_set) for first, second in combinations(present, 2)]
+    return found
+
+
+def cross_comparisons(
+    comparisons: Sequence[Tuple[str, Tuple[str, str], Tuple[str, str]]], scores: Dict[Tuple[str, str], PairScores],
+    resampler: Resampler, plan: Optional[Plan] = None,
+) -> List[dict]:
+    """`(label, (model, set), (model, set))` comparisons across sets: the first pair against the
+    second over the question ids both hold (`questions`: how many), Holm-corrected as one family.
+    Without shared ids an entry has `questions` 0 and no tests."""
+    found = []
+    for label, first, second in comparisons:
+        comparison = paired_comparison(scores[first], scores[second], resampler, plan)
+        found.append({"label": label, "first": {"model": first[0], "set": first[1]},
+                      "second": {"model": second[0], "set": second[1]}, **comparison})
+    correct(comparison_tests(found))
     return found

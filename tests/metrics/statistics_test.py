@@ -283,3 +283,14 @@ def test_bad_inputs_are_clear_errors():
     with pytest.raises(ValueError, match="--permutations must be at least 1"):
         family_plan(3, permutations=0)
     assert math.isclose(normal_p(np.array([3.0]), 1), math.erfc(1 / math.sqrt(2)))
+
+
+def test_means_of_some_questions_use_the_draws_of_all_of_them():
+    resampler = Resampler(50, 2, clusters={"a": "p1", "b": "p1", "c": "p2", "d": "p3"})
+    ids, values = ["a", "b", "c", "d"], [100.0, 0.0, 50.0, 20.0]
+    assert np.allclose(resampler.means(ids, values, members=[True] * 4), resampler.means(ids, values))
+    codes, counts = resampler.layout(ids)
+    some = resampler.means(ids, values, members=[True, False, False, True])  # a (p1) and d (p3)
+    drawn = counts[:, codes[0]] + counts[:, codes[3]]
+    expected = (counts[:, codes[0]] * 100.0 + counts[:, codes[3]] * 20.0) / np.where(drawn > 0, drawn, 1)
+    assert np.allclose(some[drawn > 0], expected[drawn > 0]) and np.isnan(some[drawn == 0]).all()

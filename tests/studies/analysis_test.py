@@ -148,3 +148,98 @@ def test_sentence_wers_equal_the_corpus_wer_of_each_pair_alone():
     assert found[-1] == found[5] == 0.0 and len(cache) == len(set(pairs))
     cache[pairs[0]] = -1.0  # a second call reads the cache
     assert sentence_wers(pairs[:1], cache) == [-1.0]
+
+
+def test_cross_comparisons_pair_two_sets_by_their_shared_ids_as_one_family():
+    from srcframework.studies.significance import cross_comparisons
+
+    spoken = pair_scores([r for r in records({"q1": "Anna Berg", "q3": "12"}, True) if r["id"] != "q2"], "e2e",
+                         "spoken", "spoken.csv")
+    other = pair_scores([dict(r, id="x" + r["id"]) for r in records({}, False)], "text", "other", "o")
+    scores = {("m", "clean"): CLEAN, ("e2e", "spoken"): spoken, ("text", "other"): other}
+    resampler = Resampler(300, 4, clusters={"q1": "p1", "q2": "p1", "q3": "p2", "q4": "p2", "q5": "p3"})
+    found = cross_comparisons([("e2e vs cascade", ("e2e", "spoken"), ("m", "clean")),
+                               ("nothing shared", ("m", "clean"), ("text", "other"))], scores, resampler)
+    first, empty = found
+    assert first["label"] == "e2e vs cascade" and first["first"] == {"model": "e2e", "set": "spoken"}
+    assert first["questions"] == 4  # q2 is not in the spoken set
+    shared = ["q1", "q3", "q4", "q5"]
+    by_hand = np.mean([spoken.f1[spoken.ids.index(q)] - CLEAN.f1[CLEAN.ids.index(q)] for q in shared])
+    assert first["f1"]["difference"] == pytest.approx(by_hand)
+    direct = paired_comparison(spoken, CLEAN, Resampler(300, 4, clusters=resampler.clusters))
+    for metric in ("em", "f1"):
+        assert {k: first[metric][k] for k in ("difference", "low", "high", "p")} == pytest.approx(direct[metric])
+    assert [first["em"]["p_holm"], first["f1"]["p_holm"]] == pytest.approx(holm([direct["em"]["p"], direct["f1"]["p"]]))
+    assert empty["questions"] == 0 and empty["em"] is None and empty["f1"] is None
+
+
+def country_scores(countries: dict, seeds: int = 1) -> "PairScores":
+    found = records({"q1": "Anna Berg", "q2": "Vel", "q3": "twelve", "q4": "1911"}, False)
+    for record in found:
+        record["groups"] = {"country": countries.get(record["id"])} if record["id"] in countries else {}
+    scores = pair_scores(found, "m", "spoken", "spoken.csv")
+    if seeds > 1:
+        scores.f1_by_seed = np.stack([scores.f1, scores.f1[::-1]])
+        scores.f1 = scores.f1_by_seed.mean(axis=0)
+    return scores
+
+
+def reference_f1_range_interval(scores, resampler):
+    """The interval by an explicit loop over the resampler's draws (one seed)."""
+    codes, counts = resampler.layout(scores.ids)
+    countries = [((scores.records[q].get("groups") or {}).get("country")) for q in scores.ids]
+    names = sorted({c for c in countries if c})
+    spreads = []
+    for row in counts:
+        f1s = []
+        for name in names:
+            weights = [row[codes[i]] for i, c in enumerate(countries) if c == name]
+            values = [scores.f1[i] for i, c in enumerate(countries) if c == name]
+            if sum(weights):
+                f1s.append(np.dot(weights, values) / sum(weights))
+        if len(f1s) >= 2:  # a resample that draws under two countries is left out
+            spreads.append(max(f1s) - min(f1s))
+    return tuple(np.quantile(spreads, [0.025, 0.975]))
+
+
+def test_f1_range_interval_recomputes_each_country_in_the_paragraph_draws():
+    from srcframework.reports.accent import accent_report
+    from srcframework.studies.significance import f1_range_interval
+
+    scores = country_scores({"q1": "US", "q2": "India", "q3": "US", "q4": "India", "q5": "UK"})
+    report = accent_report(list(scores.records.values()))
+    resampler = Resampler(400, 3, clusters={"q1": "p1", "q2": "p1", "q3": "p2", "q4": "p2", "q5": "p3"})
+    low, high = f1_range_interval(scores, resampler)
+    assert low <= report["f1_range"]["value"] <= high
+    assert (low, high) == pytest.approx(reference_f1_range_interval(scores, resampler))
+    assert f1_range_interval(country_scores({"q1": "US", "q2": "US"}), resampler) is None  # one country
+    assert f1_range_interval(country_scores({}), resampler) is None
+    two_seeds = f1_range_interval(country_scores({"q1": "US", "q2": "India", "q3": "US", "q4": "India"}, 2), resampler)
+    assert two_seeds[0] <= two_seeds[1]
+
+
+def test_add_analysis_gives_the_f1_range_an_interval_and_the_cross_comparisons_a_family():
+    from srcframework.reports.accent import accent_report
+
+    scores = country_scores({"q1": "US", "q2": "India", "q3": "US", "q4": "India", "q5": "UK"})
+    report = accent_report(list(scores.records.values()))
+    noisy = pair_scores(records({"q1": "Berg", "q2": "Port Vel"}, True), "m", "noisy", "noisy.json")
+    results = {
+        "models": [{"name": "m"}],
+        "test_sets": [{"name": "spoken", "input": "audio", "interface": "accent"},
+                      {"name": "noisy", "input": "text", "interface": "keyboard"}],
+        "pairs": [{"model": "m", "set": "spoken", "reference": None, "f1_range": report["f1_range"]},
+                  {"model": "m", "set": "noisy", "reference": None, "f1_range": None}],
+    }
+    found = add_analysis(results, {("m", "spoken"): scores, ("m", "noisy"): noisy}, AnalysisOptions(bootstrap=200),
+                         comparisons=[("spoken vs typed", ("m", "spoken"), ("m", "noisy"))])
+    spread = found["pairs"][0]["f1_range"]
+    assert spread["low"] <= spread["value"] <= spread["high"] and spread["best"] == report["f1_range"]["best"]
+    assert found["pairs"][1]["f1_range"] is None
+    [cross] = found["cross_comparisons"]
+    assert cross["questions"] == 5 and cross["f1"]["p_holm"] is not None
+    assert found["statistics"]["families"]["cross_comparisons"]["tests"] == 2
+    plain = add_analysis({"models": results["models"], "test_sets": results["test_sets"][1:],
+                          "pairs": [{"model": "m", "set": "noisy", "reference": None, "f1_range": None}]},
+                         {("m", "noisy"): noisy}, AnalysisOptions(bootstrap=50))
+    assert "cross_comparisons" not in plain and "cross_comparisons" not in plain["statistics"]["families"]
