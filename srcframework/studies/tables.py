@@ -16,7 +16,8 @@ The tables, each written only when the study has rows for it:
 - `wer_by_country`: the questions' WER per country (how hard each accent is for the recogniser);
 - `drop_tests`: each model's clean set against each noisy set, paired by question id: the EM and
   F1 differences with their intervals, raw p-values and Holm-corrected ones; `model_comparisons`:
-  the same for two models on one set;
+  the same for two models on one set; `cross_comparisons`: the study's named comparisons of one pair
+  against another across sets (study key `comparisons`), over the question ids both hold;
 - `flips`: questions right on the clean set and wrong on the noisy one, and the reverse;
 - `f1_by_question_type`, `f1_by_length`, `f1_by_wer_bucket`: the error analysis.
 
@@ -311,6 +312,26 @@ def model_comparisons_table(results: dict) -> Table:
     return Table("model_comparisons", "Model against model on each test set", header, rows, 3, None, notes)
 
 
+NO_SHARED = "no shared questions"
+
+
+def cross_comparisons_table(results: dict) -> Table:
+    rows = []
+    for c in results.get("cross_comparisons", []):
+        cells = [c["label"], f"{c['first']['model']} on {c['first']['set']}", f"{c['second']['model']} on {c['second']['set']}"]
+        cells += _test_cells(c)
+        if not c["questions"]:
+            cells[4] = cells[7] = NO_SHARED
+        rows.append(cells)
+    header = ["Comparison", "First", "Against", "Shared questions", "ΔEM", "p (EM)", "p Holm (EM)", "ΔF1", "p (F1)",
+              "p Holm (F1)"]
+    notes = ["Δ: the first pair's score minus the second's, over the question ids both hold (shared questions); "
+             "the two pairs may be different models on different sets (spoken questions against the transcripts of "
+             "the same recordings, say)."]
+    notes += _statistics_notes(results, "cross_comparisons", "the first pair against the second")
+    return Table("cross_comparisons", "Comparisons across test sets", header, rows, 3, None, notes)
+
+
 def flips_table(results: dict) -> Table:
     rows = [
         [pair["model"], pair["set"], pair["reference"], pair["flips"]["questions"], pair["flips"]["right_to_wrong"],
@@ -335,6 +356,15 @@ def _breakdown_table(results: dict, key: str, order: List[str], name: str, title
     return Table(name, title, ["Model", "Test set"] + labels, rows, 2, None, notes, counts)
 
 
+def _f1_range(spread: Optional[dict]) -> Any:
+    """The F1 range cell: the value, with its interval where it has one."""
+    if not spread:
+        return None
+    if spread.get("low") is None:
+        return spread["value"]
+    return Estimate(spread["value"], spread["low"], spread["high"])
+
+
 def _groups_table(results: dict, key: str, name: str, title: str, with_range: bool) -> Table:
     pairs = [pair for pair in results["pairs"] if pair.get(f"by_{key}")]
     values = sorted({value for pair in pairs for value in pair[f"by_{key}"]})
@@ -344,11 +374,12 @@ def _groups_table(results: dict, key: str, name: str, title: str, with_range: bo
         row = [pair["model"], pair["set"]] + [groups[v]["f1"] if v in groups else None for v in values]
         counts.append([None, None] + [(groups.get(v) or {}).get("count") for v in values])
         if with_range:
-            row.append(pair["f1_range"]["value"] if pair.get("f1_range") else None)
+            row.append(_f1_range(pair.get("f1_range")))
             counts[-1].append(None)
         rows.append(row)
     header = ["Model", "Test set"] + values + (["F1 range"] if with_range else [])
-    notes = ["F1 range: the best country's F1 minus the worst's."] if with_range else []
+    notes = ["F1 range: the best country's F1 minus the worst's; its interval redraws the pair's resamples (the "
+             "same draws as its F1 interval) and takes the best and worst country's F1 within each."] if with_range else []
     return Table(name, title, header, rows, 2, None, notes, counts)
 
 
@@ -382,6 +413,7 @@ def results_tables(results: dict) -> List[Table]:
         training_table(results),
         drop_tests_table(results),
         model_comparisons_table(results),
+        cross_comparisons_table(results),
         _groups_table(results, "country", "f1_by_country", "F1 by country", with_range=True),
         _groups_table(results, "gender", "f1_by_gender", "F1 by gender", with_range=False),
         question_noise_table(results),

@@ -503,3 +503,58 @@ def test_a_generated_set_that_records_another_key_is_made_again(tiny_archive, tm
     Path(path).write_text(json.dumps(made))
     again = runner.ensure_set(study, "keyboard", str(out_dir), fingerprints, workers=1, progress=False)
     assert again == path and "planted" not in Path(path).read_text()
+
+
+def test_comparisons_across_sets_and_the_f1_range_interval_reach_the_results_and_markdown(tiny_archive, tmp_path):
+    from srcframework.metrics.statistics import holm
+    from srcframework.studies.markdown_into import markdown_into
+    from srcframework.studies.question_scores import load_pair_scores
+
+    second = tmp_path / "seed1.tar.gz"
+    shutil.copy(tiny_archive, second)
+    accented = write_accented_set(tmp_path)
+    raw = {
+        "models": {"tiny": {"archive": str(tiny_archive), "batch_size": 4},
+                   "seeds": {"archives": [str(tiny_archive), str(second)], "batch_size": 4}},
+        "test_sets": {"clean": {"data": TINY, "interface": "clean", "kind": "natural"},
+                      "accent": {"data": str(accented), "interface": "asr", "kind": "natural"}},
+        "comparisons": {
+            "spoken_vs_text": {"first": {"model": "seeds", "set": "accent"}, "second": {"model": "tiny", "set": "clean"},
+                               "label": "seeds on accent against tiny on clean"},
+            "same_model": {"first": {"model": "tiny", "set": "accent"}, "second": {"model": "tiny", "set": "clean"}},
+        },
+    }
+    out_dir = tmp_path / "out"
+    run_study(study_from_dict(raw, "cross.json"), str(out_dir), progress=False)
+    results = json.loads((out_dir / "results.json").read_text())
+    spoken, same = results["cross_comparisons"]
+    assert spoken["label"] == "seeds on accent against tiny on clean" and same["label"] == "same_model"
+    assert spoken["first"] == {"model": "seeds", "set": "accent"} and spoken["second"] == {"model": "tiny", "set": "clean"}
+    accent = load_pair_scores(str(out_dir / "pairs" / "tiny__accent" / "predictions.jsonl"), "tiny", "accent", "a")
+    clean = load_pair_scores(str(out_dir / "pairs" / "tiny__clean" / "predictions.jsonl"), "tiny", "clean", "c")
+    shared = sorted(set(accent.ids) & set(clean.ids))
+    assert spoken["questions"] == same["questions"] == len(shared) == 9
+    by_hand = sum(accent.f1[accent.ids.index(q)] - clean.f1[clean.ids.index(q)] for q in shared) / len(shared)
+    assert spoken["f1"]["difference"] == pytest.approx(by_hand)  # both seeds are the same weights
+    # the same model on the two sets is its drop test the other way round (the same draws and flips)
+    drop = next(p for p in results["pairs"] if (p["model"], p["set"]) == ("tiny", "accent"))["drop_test"]
+    for metric in ("em", "f1"):
+        assert same[metric]["difference"] == pytest.approx(-drop[metric]["difference"])
+        assert (same[metric]["low"], same[metric]["high"]) == pytest.approx((-drop[metric]["high"], -drop[metric]["low"]))
+        assert same[metric]["p"] == drop[metric]["p"]
+    family = [c[m]["p"] for c in (spoken, same) for m in ("em", "f1")]
+    assert [c[m]["p_holm"] for c in (spoken, same) for m in ("em", "f1")] == pytest.approx(holm(family))
+    assert results["statistics"]["families"]["cross_comparisons"]["tests"] == 4
+    pairs = {(p["model"], p["set"]): p for p in results["pairs"]}
+    for model in ("tiny", "seeds"):
+        spread = pairs[(model, "accent")]["f1_range"]
+        assert spread["low"] <= spread["value"] <= spread["high"]
+        assert pairs[(model, "clean")]["f1_range"] is None  # no speakers: no countries
+    assert "## Comparisons across test sets" in (out_dir / "results.md").read_text()
+    readme = tmp_path / "README.md"
+    readme.write_text("# R\n\n<!-- results:study tables=cross_comparisons,f1_by_country -->\n<!-- /results:study -->\n")
+    markdown_into(str(out_dir / "results.json"), str(readme))
+    text = readme.read_text()
+    assert "**Comparisons across test sets**" in text and "**F1 by country**" in text
+    assert "| seeds on accent against tiny on clean | seeds on accent | tiny on clean | 9 |" in text
+    assert text.index("Comparisons across test sets") < text.index("F1 by country")

@@ -56,7 +56,9 @@ def test_tables_follow_the_papers_layouts(results):
     accent = pair(results, "twin", "accent")
     row = next(r for r in country.rows if r[:2] == ["twin", "accent"])
     assert row[2:6] == [accent["by_country"][c]["f1"] for c in ["India", "Thailand", "UK", "US"]]
-    assert row[6] == accent["f1_range"]["value"]
+    spread = accent["f1_range"]
+    assert row[6] == Estimate(spread["value"], spread["low"], spread["high"])
+    assert spread["low"] <= spread["value"] <= spread["high"]
     noisy = [r[0] for r in tables["question_noise"].rows if r[0] != "clean"]
     assert noisy == ["accent", "accent_audio_like (via accent)", "keyboard"]
     wer = tables["wer_by_country"].rows[0]
@@ -138,3 +140,14 @@ def test_tex_tables_are_balanced_and_escaped(results):
     assert tex_escape("50% & $x_1#") == r"50\% \& \$x\_1\#"
     assert tex_escape("1.0 [0.5, 2.0]† <0.001 →") == r"1.0 [0.5, 2.0]$^\dagger$ $<$0.001 $\rightarrow$"
     assert "†" not in tex and "→" not in tex
+
+
+def test_a_comparison_without_shared_questions_says_so(results):
+    found = copy.deepcopy(results)
+    found["cross_comparisons"] = [{"label": "apart", "first": {"model": "tiny", "set": "clean"},
+                                   "second": {"model": "twin", "set": "accent"}, "questions": 0, "em": None, "f1": None}]
+    table = next(t for t in results_tables(found) if t.name == "cross_comparisons")
+    assert table.rows == [["apart", "tiny on clean", "twin on accent", 0, "no shared questions", None, None,
+                           "no shared questions", None, None]]
+    assert "| apart | tiny on clean | twin on accent | 0 | no shared questions | - |" in results_markdown(found)
+    assert "cross_comparisons" not in [t.name for t in results_tables(results)]
