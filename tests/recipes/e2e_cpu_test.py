@@ -55,6 +55,18 @@ def test_pretraining_config_reads_three_voices_and_saves_the_encoder():
     assert len(encoder["conv_dim"]) == len(encoder["conv_kernel"]) == len(encoder["conv_stride"])
 
 
+def test_pretraining_runs_until_the_held_out_cer_stops_improving():
+    trainer = evaluate("speecht5_ctc_pretrain.jsonnet")["trainer"]
+    assert trainer["validation_metric"] == "-cer" and trainer["patience"] >= 2
+    passes = trainer["num_epochs"] / 3  # an epoch is a third of the training utterances
+    assert passes >= 10  # a cap, not a plan: the patience stop ends the run
+    # a schedule with no planned end, a checkpoint to --recover from, the best epoch archived
+    assert trainer["learning_rate_scheduler"]["type"] == "noam"
+    assert trainer["checkpointer"]["keep_most_recent_by_count"] >= 1
+    assert {"type": "declared_checkpoint", "epoch": "best"} in trainer["callbacks"]
+    assert {"type": "torch_threads", "threads": 1} in trainer["callbacks"]
+
+
 def test_e2e_config_loads_the_pretrained_folder_frozen():
     config = evaluate("e2e_speecht5_ctc.jsonnet")
     question = config["model"]["question_encoder"]
