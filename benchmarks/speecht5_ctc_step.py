@@ -1,19 +1,35 @@
 """Training-step time of the small CTC SpeechT5 (recipes/e2e_cpu/speecht5_ctc_pretrain.jsonnet) on
-synthesized spoken questions, and the epoch time it projects.
+synthesized spoken questions: the baseline setup and the current one side by side, on the same
+batches, and the epoch time each projects.
 
 The first `--questions` questions of a SQuAD file are read aloud by the pretraining voices (flite
 kal16, awb, slt, dealt in turn; the synthesis job, into a temporary folder unless `--src` names a
-SQuAD-SRC-layout folder), read by the `squad_src` reader of the config, bucketed by duration into
-batches of the config's size, and the model built from the config takes `--warmup` + `--batches`
-training steps (forward with speed and volume perturbation, CTC loss, backward, Adam). It prints,
-for the measured steps: wall and CPU (this process, all threads) seconds per batch, utterances
-and audio seconds per wall second, and the epoch of `--epoch-utterances` (28,140: the 9,380
-training questions x 3 voices) projected in minutes three ways: from wall time (what this run
-saw, slowed by whatever else runs), from CPU time spread over `--threads` cores (the machine to
-itself, perfect scaling: a lower bound), and from CPU time on one core (an upper bound for
-`--threads 1` on an idle core).
+SQuAD-SRC-layout folder, which a rerun reuses), read by the `squad_src` reader of the config,
+bucketed by duration into batches of the config's size, and each setup of `--setups` takes
+`--warmup` + `--batches` training steps on them (forward with speed and volume perturbation, CTC
+loss, backward, gradient clipping, Adam). The setups run interleaved, batch by batch, in an
+order that rotates with the batch, so a change in the machine's load falls on all of them alike.
 
-    nice -n 19 .venv/bin/python benchmarks/speecht5_ctc_step.py [--threads 2] [--batches 6]
+Setups:
+  baseline  the setup of 2026-11-30 that docs/benchmarks.md recorded at 0.98 s a batch (2 idle
+            cores): the model settings of that day (BASELINE_MODEL), its convolutional feature
+            encoder run one utterance at a time (`convolve_per_utterance`, as the network did
+            then), `--threads` threads (2 by default, torch's default here)
+  current   the config's model as the network runs it now (`convolve_batched`: one
+            convolution call per layer for the whole batch), with the threads of the config's
+            `torch_threads` callback (`--threads` where it has none)
+  current@N the same with N threads (e.g. current@2)
+  baseline@N the baseline with N threads (e.g. baseline@1: what the threads alone change)
+
+For each setup it prints wall and CPU (this process, all threads) seconds per batch, utterances
+and audio seconds per wall second, the epoch of `--epoch-utterances` projected from wall time,
+and the ratios baseline / setup of wall and of CPU time per batch (above 1: faster than the
+baseline). The CPU ratio, measured interleaved, is the fairer figure on a machine that other
+jobs load: wall time counts the time the scheduler gives to them. The load average before and
+after is printed with the figures. `--profile` adds the operators with the most CPU time, per
+setup, over the measured steps (torch.profiler; the times then include its overhead).
+
+    .venv/bin/python benchmarks/speecht5_ctc_step.py --src /tmp/ctc_bench_src --questions 160 --batches 8
 """
 import argparse
 import json
@@ -29,6 +45,34 @@ sys.path.insert(0, str(ROOT))
 DATA = Path(os.environ.get("SHARED_DATA", ROOT.parent / "shared" / "data"))
 VOICES = "flite:kal16,flite:awb,flite:slt"
 
+# the `model` of recipes/e2e_cpu/speecht5_ctc_pretrain.jsonnet on 2026-11-30 (the baseline's)
+BASELINE_MODEL = {
+    "type": "speecht5_ctc",
+    "encoder": {
+        "hidden_size": 144,
+        "encoder_layers": 3,
+        "encoder_attention_heads": 4,
+        "encoder_ffn_dim": 576,
+        "conv_dim": [32, 64, 96, 144],
+        "conv_kernel": [10, 8, 4, 6],
+        "conv_stride": [5, 4, 4, 6],
+        "num_conv_pos_embeddings": 32,
+        "num_conv_pos_embedding_groups": 8,
+        "feat_extract_norm": "group",
+        "hidden_dropout": 0.1,
+        "attention_dropout": 0.1,
+        "activation_dropout": 0.1,
+        "feat_proj_dropout": 0.0,
+        "encoder_layerdrop": 0.0,
+        "apply_spec_augment": True,
+        "mask_time_prob": 0.05,
+        "mask_time_length": 5,
+    },
+    "speed_perturbation": [0.9, 1.1],
+    "volume_perturbation_db": [-6.0, 6.0],
+    "seed": 13,
+}
+
 
 def load_config(path: str) -> dict:
     import _jsonnet
@@ -36,6 +80,14 @@ def load_config(path: str) -> dict:
     from srcframework import config_defaults
 
     return json.loads(_jsonnet.evaluate_file(path, ext_vars=config_defaults.export()))
+
+
+def config_threads(config: dict):
+    """The `threads` of the config's `torch_threads` trainer callback, or None."""
+    for callback in config.get("trainer", {}).get("callbacks", []):
+        if callback.get("type") == "torch_threads":
+            return int(callback["threads"])
+    return None
 
 
 def read_batches(src: str, reader_params: dict, batch_size: int, count: int):
@@ -48,9 +100,65 @@ def read_batches(src: str, reader_params: dict, batch_size: int, count: int):
     instances.sort(key=lambda i: i["metadata"]["duration"])
     batches = [instances[k : k + batch_size] for k in range(0, len(instances) - batch_size + 1, batch_size)]
     if len(batches) < count:
-        raise SystemExit(f"{len(instances)} utterances give {len(batches)} batches of {batch_size}; {count} are needed")
+        raise SystemExit(f"{len(instances)} utterances give {len(batches)} batches of {batch_size}; {count} are needed "
+                         f"(more --questions, or a new --src folder)")
     random.Random(13).shuffle(batches)
     return batches[:count]
+
+
+class Setup:
+    """A model, its optimizer and its thread count, and the times of its measured steps."""
+
+    def __init__(self, name: str, model_params: dict, threads: int, per_utterance: bool, lr: float) -> None:
+        import torch
+        from allennlp.common import Params
+        from allennlp.data import Vocabulary
+        from allennlp.models import Model
+
+        from srcframework.common.conv_frames import convolve_per_utterance
+
+        self.name, self.threads = name, threads
+        torch.manual_seed(13)
+        self.model = Model.from_params(vocab=Vocabulary(), params=Params(json.loads(json.dumps(model_params))))
+        if per_utterance:  # the network as it ran on 2026-11-30
+            network = self.model.network
+
+            def features(waveform, lengths):
+                return convolve_per_utterance(network.encoder.prenet.feature_encoder, waveform, lengths, network.min_samples)
+
+            network.features = features
+        self.model.train()
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=lr)
+        self.wall, self.cpu, self.utterances, self.audio, self.steps = 0.0, 0.0, 0, 0.0, 0
+        self.operators = {}  # operator -> (calls, self CPU seconds) under --profile
+
+    def step(self, tensors) -> tuple:
+        import torch
+
+        torch.set_num_threads(self.threads)
+        start_wall, start_cpu = time.perf_counter(), time.process_time()
+        output = self.model(**tensors)
+        output["loss"].backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 5.0)
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+        return time.perf_counter() - start_wall, time.process_time() - start_cpu, float(output["loss"].detach())
+
+
+def make_setups(names, config: dict, threads: int):
+    lr = config["trainer"]["optimizer"]["lr"]
+    current_threads = config_threads(config) or threads
+    setups = []
+    for name in names:
+        if name == "baseline" or name.startswith("baseline@"):
+            count = int(name.split("@")[1]) if "@" in name else threads
+            setups.append(Setup(name, BASELINE_MODEL, count, per_utterance=True, lr=lr))
+        elif name == "current" or name.startswith("current@"):
+            count = int(name.split("@")[1]) if "@" in name else current_threads
+            setups.append(Setup(name, config["model"], count, per_utterance=False, lr=lr))
+        else:
+            raise SystemExit(f"unknown setup {name!r}: baseline, current, baseline@THREADS or current@THREADS")
+    return setups
 
 
 def main() -> None:
@@ -62,20 +170,18 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=96)
     parser.add_argument("--batches", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--epoch-utterances", type=int, default=28140)
+    parser.add_argument("--threads", type=int, default=2, help="the baseline's threads (and the current setup's where the config names none)")
+    parser.add_argument("--setups", default="baseline,current", help="comma-separated: baseline, current, baseline@THREADS, current@THREADS")
+    parser.add_argument("--epoch-utterances", type=int, default=27117, help="the pretraining's training utterances")
+    parser.add_argument("--profile", action="store_true", help="print the top operators by CPU time per setup")
     args = parser.parse_args()
 
     import torch
-    from allennlp.common import Params
     from allennlp.data import Batch, Vocabulary
-    from allennlp.models import Model
 
     import srcframework  # noqa: F401  (registrations)
     from srcframework.jobs.synthesis import synthesize_questions
 
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(13)
     config = load_config(args.config)
     batch_size = config["data_loader"]["batch_sampler"]["batch_size"]
     with tempfile.TemporaryDirectory() as scratch:
@@ -85,53 +191,75 @@ def main() -> None:
             print(f"synthesized {summary['questions']} questions ({summary['total_audio_seconds']:.0f} s of audio) with {VOICES}")
         batches = read_batches(src, config["validation_dataset_reader"], batch_size, args.warmup + args.batches)
 
+    setups = make_setups([n.strip() for n in args.setups.split(",") if n.strip()], config, args.threads)
     vocab = Vocabulary()
-    model = Model.from_params(vocab=vocab, params=Params(dict(config["model"])))
-    optimizer = torch.optim.Adam(model.parameters(), lr=config["trainer"]["optimizer"]["lr"])
-    model.train()
-    parameters = sum(p.numel() for p in model.parameters())
-    load_before = os.getloadavg()[0]
-    wall, cpu, utterances, audio = 0.0, 0.0, 0, 0.0
-    for step, instances in enumerate(batches):
+    load_before = os.getloadavg()
+    for index, instances in enumerate(batches):
         batch = Batch(instances)
         batch.index_instances(vocab)
         tensors = batch.as_tensor_dict()
-        start_wall, start_cpu = time.perf_counter(), time.process_time()
-        output = model(**tensors)
-        output["loss"].backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        optimizer.step()
-        optimizer.zero_grad()
-        step_wall, step_cpu = time.perf_counter() - start_wall, time.process_time() - start_cpu
         seconds = sum(i["metadata"]["duration"] for i in instances)
-        kind = "warm-up" if step < args.warmup else "measured"
-        print(f"step {step + 1} ({kind}): {len(instances)} utterances, {seconds:.1f} s of audio, "
-              f"wall {step_wall:.2f} s, cpu {step_cpu:.2f} s, loss {float(output['loss']):.3f}", flush=True)
-        if step >= args.warmup:
-            wall, cpu, utterances, audio = wall + step_wall, cpu + step_cpu, utterances + len(instances), audio + seconds
-    steps = args.batches
+        measured = index >= args.warmup
+        shift = index % len(setups)
+        for setup in setups[shift:] + setups[:shift]:
+            if measured and args.profile:
+                with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
+                    wall, cpu, loss = setup.step(tensors)
+                for event in profiler.key_averages():
+                    calls, total = setup.operators.get(event.key, (0, 0.0))
+                    setup.operators[event.key] = (calls + event.count, total + event.self_cpu_time_total / 1e6)
+            else:
+                wall, cpu, loss = setup.step(tensors)
+            print(f"batch {index + 1} ({'measured' if measured else 'warm-up'}), {setup.name} ({setup.threads} threads): "
+                  f"{len(instances)} utterances, {seconds:.1f} s of audio, wall {wall:.2f} s, cpu {cpu:.2f} s, loss {loss:.3f}",
+                  flush=True)
+            if measured:
+                setup.wall += wall
+                setup.cpu += cpu
+                setup.utterances += len(instances)
+                setup.audio += seconds
+                setup.steps += 1
+    load_after = os.getloadavg()
+
+    base = next((s for s in setups if s.name == "baseline"), None)
     results = {
-        "parameters": parameters,
-        "threads": args.threads,
         "batch_size": batch_size,
-        "measured_batches": steps,
-        "mean_utterance_seconds": round(audio / utterances, 3),
-        "wall_seconds_per_batch": round(wall / steps, 3),
-        "cpu_seconds_per_batch": round(cpu / steps, 3),
-        "utterances_per_second": round(utterances / wall, 2),
-        "audio_seconds_per_second": round(audio / wall, 2),
-        "epoch_minutes_from_wall": round(args.epoch_utterances * wall / utterances / 60, 1),
-        "epoch_minutes_from_cpu_over_threads": round(args.epoch_utterances * cpu / utterances / args.threads / 60, 1),
-        "epoch_minutes_from_cpu_one_core": round(args.epoch_utterances * cpu / utterances / 60, 1),
-        "load_average_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "measured_batches": args.batches,
+        "mean_utterance_seconds": round(setups[0].audio / setups[0].utterances, 3),
+        "cpu_cores": os.cpu_count(),
+        "load_average_1_5_15_before": [round(x, 2) for x in load_before],
+        "load_average_1_5_15_after": [round(x, 2) for x in load_after],
+        "setups": {},
     }
-    print(f"{parameters / 1e6:.2f} M parameters, batches of {batch_size}, {args.threads} threads, "
-          f"mean utterance {results['mean_utterance_seconds']} s")
-    print(f"seconds per batch: wall {results['wall_seconds_per_batch']}, cpu {results['cpu_seconds_per_batch']}; "
-          f"{results['utterances_per_second']} utterances/s, {results['audio_seconds_per_second']} audio s/s (wall)")
-    print(f"projected epoch of {args.epoch_utterances} utterances: {results['epoch_minutes_from_wall']} min from wall time, "
-          f"{results['epoch_minutes_from_cpu_over_threads']} min from cpu time over {args.threads} cores, "
-          f"{results['epoch_minutes_from_cpu_one_core']} min from cpu time on one core")
+    print(f"batches of {batch_size}, mean utterance {results['mean_utterance_seconds']} s; "
+          f"load average (1, 5, 15 min) before {results['load_average_1_5_15_before']}, after {results['load_average_1_5_15_after']} "
+          f"on {os.cpu_count()} cores")
+    for setup in setups:
+        figures = {
+            "threads": setup.threads,
+            "parameters": sum(p.numel() for p in setup.model.parameters()),
+            "wall_seconds_per_batch": round(setup.wall / setup.steps, 3),
+            "cpu_seconds_per_batch": round(setup.cpu / setup.steps, 3),
+            "utterances_per_second": round(setup.utterances / setup.wall, 2),
+            "audio_seconds_per_second": round(setup.audio / setup.wall, 2),
+            "epoch_minutes_from_wall": round(args.epoch_utterances * setup.wall / setup.utterances / 60, 1),
+        }
+        if base is not None:
+            figures["wall_ratio_baseline_over_this"] = round(base.wall / setup.wall, 2)
+            figures["cpu_ratio_baseline_over_this"] = round(base.cpu / setup.cpu, 2)
+        results["setups"][setup.name] = figures
+        ratios = (f"; baseline / this: wall {figures['wall_ratio_baseline_over_this']}x, cpu {figures['cpu_ratio_baseline_over_this']}x"
+                  if base is not None and setup is not base else "")
+        print(f"{setup.name} ({setup.threads} threads, {figures['parameters'] / 1e6:.2f} M parameters): seconds per batch "
+              f"wall {figures['wall_seconds_per_batch']}, cpu {figures['cpu_seconds_per_batch']}; "
+              f"{figures['utterances_per_second']} utterances/s; an epoch of {args.epoch_utterances} utterances "
+              f"{figures['epoch_minutes_from_wall']} min from wall time{ratios}")
+    if args.profile:
+        for setup in setups:
+            total = sum(seconds for _, seconds in setup.operators.values())
+            print(f"\n{setup.name}: operators by self CPU time over its {setup.steps} measured batches (profiled: {total:.2f} s)")
+            for key, (calls, seconds) in sorted(setup.operators.items(), key=lambda item: -item[1][1])[:15]:
+                print(f"  {key:<40} {seconds / setup.steps:7.3f} s a batch  {100 * seconds / total:5.1f}%  {calls / setup.steps:6.0f} calls")
     print(json.dumps(results))
 
 

@@ -41,8 +41,8 @@ def frames_after(lengths: torch.Tensor, kernel: int, stride: int) -> torch.Tenso
 class _MaskedChannelNorm(torch.autograd.Function):
     """Per-channel normalisation over the real steps of each row, with the affine parameters
     (a `GroupNorm` with a group per channel), forward and backward in a few passes over the
-    tensor (autograd through the same formula takes about three times as many); the outputs
-    past a row's length are zero."""
+    tensor (half the time of autograd through the same formula); the outputs past a row's
+    length are zero."""
 
     @staticmethod
     def forward(ctx, hidden, mask, weight, bias, eps):  # B x C x T, B x T x 1 (0/1), C, C
