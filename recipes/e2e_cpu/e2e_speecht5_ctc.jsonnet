@@ -6,11 +6,12 @@
 // the robust-training recipe's clean BiDAF, seed 1, trained on the same questions typed; its vocabulary too), so that the
 // question side is what this training has to learn. It trains on the spoken CPU-scale training
 // split, one utterance of each question with the voice drawn from the pretraining's three
-// (9,039 utterances an epoch), and validates on the held-out articles of that split (the
-// pretraining's validation set), so that no test set chooses the epoch. From the repository root,
+// (8,308 utterances an epoch), and validates on the held-out articles of that split (the
+// pretraining's validation set: the articles the text configs hold out, so the text BiDAF never
+// trained on them), so that no test set chooses the epoch. From the repository root,
 // after the pretraining (its header makes the folders):
 //   python recipes/e2e_cpu/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
-//       --squad-file runs/data/squad_dev_minus_xquad.json --held-out-articles 2 --per-question 1 \
+//       --squad-file runs/data/squad_dev_minus_xquad.json --per-question 1 \
 //       --train runs/spoken_ctc/train3/fid2qid_train_1.csv --held-out runs/spoken_ctc/train3/fid2qid_heldout.csv
 //   allennlp train recipes/e2e_cpu/e2e_speecht5_ctc.jsonnet -s runs/e2e_speecht5_ctc
 // e2e_speecht5_ctc_finetune.jsonnet then fine-tunes the speech encoder too. The encoder folder is

@@ -1,9 +1,10 @@
 // Pretrains the small SpeechT5 speech encoder of training_configs/lib/speecht5_ctc.libsonnet from scratch with CTC
 // over characters, on the CPU-scale training split (SQuAD v1.1 dev minus the XQuAD paragraphs)
-// read aloud by three flite voices (kal16, awb, slt), until it stops improving. The split's last
-// two articles (Force, French_and_Indian_War: 341 questions, 1,023 utterances) are held out for
-// validation (CTC loss and greedy CER/WER), so that no test set chooses the epoch; training reads
-// the other 9,039 questions by the three voices (27,117 utterances). An "epoch" is a third of
+// read aloud by three flite voices (kal16, awb, slt), until it stops improving. The articles that
+// the text configs hold out of the same split (share 0.1, seed 0: 7 articles, 1,072 questions,
+// 3,216 utterances) validate (CTC loss and greedy CER/WER), so that no test set chooses the epoch
+// and the text BiDAF that starts the e2e model never trained on them; training reads the other
+// 8,308 questions by the three voices (about 24,924 utterances). An "epoch" is a third of
 // them; training goes on, pass after pass, until the held-out CER has not improved for 4
 // validations in a row, or 60 epochs (20 passes) at most. At the end the `save_speecht5_ctc`
 // callback writes SERIALIZATION_DIR/speecht5_ctc with the best epoch's weights, which the
@@ -15,7 +16,7 @@
 //         --voices flite:$voice --split ${voice//[0-9]/} --workers 2
 //   done
 //   python recipes/e2e_cpu/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
-//       --squad-file runs/data/squad_dev_minus_xquad.json --held-out-articles 2 \
+//       --squad-file runs/data/squad_dev_minus_xquad.json \
 //       --train runs/spoken_ctc/train3/fid2qid_train.csv --held-out runs/spoken_ctc/train3/fid2qid_heldout.csv
 //   allennlp train recipes/e2e_cpu/speecht5_ctc_pretrain.jsonnet -s runs/speecht5_ctc
 // A stopped run goes on with `allennlp train ... -s runs/speecht5_ctc --recover` from its last
@@ -41,9 +42,9 @@ local ctc = import '../../training_configs/lib/speecht5_ctc.libsonnet';
   vocabulary: { type: 'empty' },
   include_in_archive: ['training_record.json'],
   model: ctc.model(),
-  // an "epoch" is a third of the 27,117 utterances (565 batches of 16): the loader goes on where
+  // an "epoch" is a third of the about 24,924 utterances (519 batches of 16): the loader goes on where
   // it stopped, so every three epochs read every utterance once, with a validation after each third
-  data_loader: ctc.data_loader(16) + { batches_per_epoch: 565 },
+  data_loader: ctc.data_loader(16) + { batches_per_epoch: 519 },
   validation_data_loader: ctc.data_loader(32),
   trainer: {
     // until the held-out CER stops improving: 4 validations (4/3 of a pass) without a better one

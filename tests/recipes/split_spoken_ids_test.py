@@ -63,3 +63,24 @@ def test_per_question_keeps_that_many_voices_of_each_question(voices, tmp_path):
     assert {f[:3] for f, _ in rows} == {"KAL", "SLT"}  # voices drawn, not the first map's
     with pytest.raises(SystemExit, match="--per-question must be"):
         SCRIPT.main(maps + ["--squad-file", str(squad), "--per-question", "-1", "--train", str(train), "--held-out", str(tmp_path / "h")])
+
+
+def test_by_default_the_articles_the_text_configs_hold_out_validate(tmp_path):
+    """The e2e recipe's spoken validation articles are those its text BiDAF held out (the squad_v1
+    reader's `articles: held_out` with its default share and seed), so the text model that starts
+    the e2e model never trained on them."""
+    from allennlp.common import Params
+    from allennlp.data import DatasetReader
+
+    articles = [
+        {"title": f"Article {k}", "paragraphs": [{"context": f"Fact number {k} is here.", "qas": [
+            {"id": f"a{k}q{i}", "question": f"What is fact {k}?", "answers": [{"text": "Fact", "answer_start": 0}]}
+            for i in range(2)]}]}
+        for k in range(30)
+    ]
+    squad = tmp_path / "split.json"
+    squad.write_text(json.dumps({"data": articles}))
+    reader = DatasetReader.from_params(Params({"type": "squad_v1", "articles": "held_out"}))
+    read = {instance["metadata"]["id"] for instance in reader.read(str(squad))}
+    assert read and SCRIPT.held_out_ids(str(squad)) == read
+    assert "--held-out-articles" not in (ROOT / "recipes" / "e2e_cpu" / "run.sh").read_text()
