@@ -26,30 +26,32 @@ def bash(folder, script, **env):
                           env={"PATH": "/usr/bin:/bin", **env})
 
 
-def test_a_training_starts_resumes_and_is_skipped(tmp_path):
-    stand_in = tmp_path / ".venv" / "bin" / "allennlp"
-    stand_in.parent.mkdir(parents=True)
-    stand_in.write_text(STAND_IN)
-    stand_in.chmod(0o755)
-    stopped = bash(tmp_path, "train c.jsonnet runs/m -o '{}'", STOP="1")
+@pytest.fixture
+def stand_in(tmp_path):
+    """The folder, with a stand-in `allennlp train` in its .venv that records its calls."""
+    program = tmp_path / ".venv" / "bin" / "allennlp"
+    program.parent.mkdir(parents=True)
+    program.write_text(STAND_IN)
+    program.chmod(0o755)
+    return tmp_path
+
+
+def test_a_training_starts_resumes_and_is_skipped(stand_in):
+    stopped = bash(stand_in, "train c.jsonnet runs/m -o '{}'", STOP="1")
     assert stopped.returncode == 1 and "FAILED: c.jsonnet; see runs/m.log" in stopped.stdout
-    resumed = bash(tmp_path, "train c.jsonnet runs/m -o '{}'")
+    resumed = bash(stand_in, "train c.jsonnet runs/m -o '{}'")
     assert resumed.returncode == 0 and "(--recover; epochs done: 1;" in resumed.stdout
-    skipped = bash(tmp_path, "train c.jsonnet runs/m && summary runs/m/model.tar.gz runs/other")
+    skipped = bash(stand_in, "train c.jsonnet runs/m && summary runs/m/model.tar.gz runs/other")
     assert "skip runs/m: archived" in skipped.stdout
     assert "  done     runs/m/model.tar.gz\n  missing  runs/other\n" in skipped.stdout
-    assert (tmp_path / "calls.log").read_text().splitlines() == [
+    assert (stand_in / "calls.log").read_text().splitlines() == [
         "train c.jsonnet -s runs/m -f -o {}", "train c.jsonnet -s runs/m --recover -o {}"]
 
 
-def test_train_overrides_reach_allennlp_train(tmp_path):
-    stand_in = tmp_path / ".venv" / "bin" / "allennlp"
-    stand_in.parent.mkdir(parents=True)
-    stand_in.write_text(STAND_IN)
-    stand_in.chmod(0o755)
-    done = bash(tmp_path, "train c.jsonnet runs/m", TRAIN_OVERRIDES='{"trainer": {"num_epochs": 1}}')
+def test_train_overrides_reach_allennlp_train(stand_in):
+    done = bash(stand_in, "train c.jsonnet runs/m", TRAIN_OVERRIDES='{"trainer": {"num_epochs": 1}}')
     assert done.returncode == 0, done.stdout + done.stderr
-    assert (tmp_path / "calls.log").read_text().splitlines() == [
+    assert (stand_in / "calls.log").read_text().splitlines() == [
         'train c.jsonnet -s runs/m -f -o {"trainer": {"num_epochs": 1}}']
 
 
