@@ -1,7 +1,7 @@
 """The quickstart's run-to-run spread: train training_configs/quickstart.jsonnet with several seeds
 and print dev EM/F1 for each, with mean and sample standard deviation.
 
-    .venv/bin/python scripts/quickstart_seeds.py [--seeds 13 14 15] [--output-dir runs/quickstart_seeds]
+    .venv/bin/python recipes/quickstart/seeds.py [--seeds 13 14 15] [--output-dir runs/quickstart_seeds]
 
 Each run sets AllenNLP's `random_seed`, `numpy_seed` and `pytorch_seed` to the seed (and the
 trainer's data order follows them). A seed whose run has finished (its `metrics.json` exists) is
@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main() -> None:
