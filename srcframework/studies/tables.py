@@ -477,8 +477,10 @@ def _holm_numbers(comparison: Optional[dict]) -> List[str]:
 
 def results_csv(results: dict) -> str:
     """One row per pair (`group_key` = `all`) and per pair and group: country, gender, speaker,
-    question_type, length, wer_bucket; and a `versus` row per two models on a set (`model` the
-    second, `group` the first, the drops the first's score minus the second's). The question
+    question_type, length, wer_bucket; a `versus` row per two models on a set (`model` the
+    second, `group` the first, the drops the first's score minus the second's); and a `cross` row
+    per comparison across sets (`model` and `set` the second pair's, `group` the comparison's
+    label, `questions` the shared ones, the drops the first pair's score minus the second's). The question
     CER/WER/BLEU columns are the test set's (a group row: that group's WER); `*_p` is a test's
     uncorrected p and `*_p_holm` its Holm-corrected one."""
     noise = {s["name"]: s.get("question_noise") or {} for s in results["test_sets"]}
@@ -518,6 +520,14 @@ def results_csv(results: dict) -> str:
         differences = [_number(comparison[m]["difference"]) if comparison[m] else "" for m in ("em", "f1")]
         writer.writerow(
             [second["model"], second["set"], second["interface"], second["kind"], "", "versus", comparison["first"],
+             comparison["questions"], "", ""] + differences + [""] * 7 + _test_numbers(comparison) + ["", ""]
+            + _holm_numbers(comparison)
+        )
+    for comparison in results.get("cross_comparisons", []):
+        second = pairs[(comparison["second"]["model"], comparison["second"]["set"])]
+        differences = [_number(comparison[m]["difference"]) if comparison[m] else "" for m in ("em", "f1")]
+        writer.writerow(
+            [second["model"], second["set"], second["interface"], second["kind"], "", "cross", comparison["label"],
              comparison["questions"], "", ""] + differences + [""] * 7 + _test_numbers(comparison) + ["", ""]
             + _holm_numbers(comparison)
         )

@@ -151,3 +151,22 @@ def test_a_comparison_without_shared_questions_says_so(results):
                            "no shared questions", None, None]]
     assert "| apart | tiny on clean | twin on accent | 0 | no shared questions | - |" in results_markdown(found)
     assert "cross_comparisons" not in [t.name for t in results_tables(results)]
+
+
+def test_csv_has_a_row_per_comparison_across_sets(results):
+    found = copy.deepcopy(results)
+    versus = results["comparisons"][1]  # a test of the same shape: twin against tiny
+    found["cross_comparisons"] = [
+        {"label": "seen against held out", "first": {"model": "tiny", "set": "clean"},
+         "second": {"model": "twin", "set": "accent"}, "questions": versus["questions"], "em": versus["em"],
+         "f1": versus["f1"]},
+        {"label": "apart", "first": {"model": "tiny", "set": "clean"}, "second": {"model": "twin", "set": "clean"},
+         "questions": 0, "em": None, "f1": None},
+    ]
+    rows = [r for r in csv.DictReader(io.StringIO(results_csv(found))) if r["group_key"] == "cross"]
+    assert [(r["model"], r["set"], r["group"], r["questions"]) for r in rows] == [
+        ("twin", "accent", "seen against held out", str(versus["questions"])), ("twin", "clean", "apart", "0")]
+    assert float(rows[0]["f1_drop"]) == pytest.approx(versus["f1"]["difference"], abs=1e-4)
+    assert float(rows[0]["f1_drop_p_holm"]) == pytest.approx(versus["f1"]["p_holm"], abs=1e-4)
+    assert rows[1]["f1_drop"] == "" and rows[1]["f1_drop_p"] == ""
+    assert all(None not in row.values() and len(row) == len(CSV_COLUMNS) for row in rows)
