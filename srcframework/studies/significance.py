@@ -2,8 +2,7 @@
 tests of one pair against another over the questions both scored (paired by question id).
 
 - each pair's drop: its model on the clean reference set against the same model on this set;
-- each set's models against each other.
-
+- each set's models against each other;
 - named comparisons of one pair against another across sets (study key `comparisons`), over the
   question ids both pairs hold.
 
