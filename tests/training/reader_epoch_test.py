@@ -98,3 +98,28 @@ def test_a_loader_that_keeps_every_instance_is_refused(tmp_path):
     del config["data_loader"]["max_instances_in_memory"]
     with pytest.raises(ConfigurationError, match="max_instances_in_memory"):
         train_model(Params(config), str(tmp_path / "run"))
+
+
+def test_a_read_that_spans_epochs_keeps_its_epoch_when_resumed(tmp_path, monkeypatch):
+    """With `batches_per_epoch` smaller than the data, a read goes on into the next epochs; a
+    resumed run starts each read in the same epoch as a straight run, so the noise is the same."""
+
+    def config():
+        c = noisy_config()
+        c["data_loader"]["batches_per_epoch"] = 2  # 6 of the 13-18 instances a read yields
+        return c
+
+    straight = tmp_path / "straight"
+    train_model(Params(config()), str(straight))
+    resumed = tmp_path / "resumed"
+    monkeypatch.setenv(STOP, "2")
+    with pytest.raises(RuntimeError, match="stopped for the test"):
+        train_model(Params(config()), str(resumed))
+    monkeypatch.delenv(STOP)
+    os.rename(resumed / "questions.jsonl", resumed / "before_the_stop.jsonl")
+    train_model(Params(config()), str(resumed), recover=True)
+
+    want, after = by_epoch(straight), by_epoch(resumed)
+    assert sorted(after) == [2, 3]
+    for epoch in (2, 3):  # epoch 2 goes on with a read that began in epoch 0 or 1
+        assert after[epoch] == want[epoch], epoch
