@@ -6,7 +6,7 @@ import logging
 from allennlp.commands import Subcommand
 
 from srcframework.jobs.synthesis import AUDIO_FORMATS, synthesize_questions
-from srcframework.speech.voices import DEFAULT_VOICES, VOICES
+from srcframework.speech.voices import DEFAULT_VOICES, VOICE_SETS, VOICES
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ def format_summary(summary: dict) -> str:
 class SynthesizeSpeech(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description = (
-            "Read the questions of a SQuAD-format file aloud with offline voices (flite, espeak-ng) into "
+            "Read the questions of a SQuAD-format file aloud with offline voices (flite, espeak-ng, Festival) into "
             "a SQuAD-SRC-layout folder: wavs/<fid>_<speaker>.wav (16 kHz mono 16-bit; .flac with --audio-format flac), fid2qid_<split>.csv, "
             "speakers.tsv and squad.json. Each question is read by one voice (round-robin, or seeded). "
             "A killed run resumes where it stopped when run again with the same arguments."
@@ -40,7 +40,7 @@ class SynthesizeSpeech(Subcommand):
         subparser.add_argument("out_dir", help="folder to write")
         subparser.add_argument(
             "--voices", default=",".join(DEFAULT_VOICES),
-            help=f"comma-separated voices, one speaker each; known: {', '.join(VOICES)}",
+            help=f"comma-separated voices, one speaker each, or voice sets ({', '.join(VOICE_SETS)}); known voices: {', '.join(VOICES)}",
         )
         subparser.add_argument(
             "--split", default="dev",

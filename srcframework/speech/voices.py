@@ -91,27 +91,41 @@ DEFAULT_VOICES = ["flite:kal16", "flite:awb", "flite:rms", "flite:slt"]
 
 # The fixed split of voices for spoken-question training: a model trains on TRAINING_VOICES and is
 # tested on HELD_OUT_VOICES as well, which hold a voice of a training engine (flite rms) and the
-# voices of an engine that no training voice uses (Festival).
-TRAINING_VOICES = [
-    "flite:kal16", "flite:awb", "flite:slt",
-    "espeak_ng:en-us", "espeak_ng:en-us+f3", "espeak_ng:en-gb", "espeak_ng:en+f3", "espeak_ng:en-gb-scotland",
-    "espeak_ng:en-029",
+# voices of an engine that no training voice uses (Festival). The training voices come in three
+# groups of three, each mixing engines, accents and genders: a training set that every group reads
+# (each group's voices dealt over the questions) hears each question in three different voices.
+TRAINING_VOICE_GROUPS = [
+    ["flite:kal16", "espeak_ng:en-us+f3", "espeak_ng:en-gb-scotland"],
+    ["flite:awb", "espeak_ng:en-us", "espeak_ng:en+f3"],
+    ["flite:slt", "espeak_ng:en-gb", "espeak_ng:en-029"],
 ]
+TRAINING_VOICES = [voice for group in TRAINING_VOICE_GROUPS for voice in group]
 HELD_OUT_VOICES = ["flite:rms", "festival:kal_diphone", "festival:ked_diphone", "festival:cmu_us_slt_arctic_hts"]
+
+# Names that `parse_voices` (and so `allennlp synthesize-speech --voices`) takes for a whole list.
+VOICE_SETS: Dict[str, List[str]] = {
+    "default": DEFAULT_VOICES,
+    "training": TRAINING_VOICES,
+    "held-out": HELD_OUT_VOICES,
+    **{f"training-{i}": group for i, group in enumerate(TRAINING_VOICE_GROUPS, 1)},
+}
 
 
 def get_voice(name: str) -> Voice:
     """The catalogue voice `name` (`ENGINE:VOICE`); an `InputError` (a `ValueError`) listing the known voices otherwise."""
     voice = VOICES.get(name.strip())
     if voice is None:
-        raise InputError(f"unknown voice {name!r}; known voices: {', '.join(VOICES)}")
+        raise InputError(f"unknown voice {name!r}; known voices: {', '.join(VOICES)}; voice sets: {', '.join(VOICE_SETS)}")
     return voice
 
 
 def parse_voices(names) -> List[Voice]:
-    """Voices from a comma-separated string or a list of names; duplicates and an empty list are errors."""
+    """Voices from a comma-separated string or a list of names, where a name of `VOICE_SETS`
+    (`training`, `held-out`, `training-1`, ...) stands for its voices; duplicates and an empty list
+    are errors."""
     if isinstance(names, str):
         names = names.split(",")
+    names = [voice for name in names for voice in VOICE_SETS.get(name.strip(), [name])]
     voices = [get_voice(name) for name in names if name.strip()]
     if not voices:
         raise InputError(f"no voices given; known voices: {', '.join(VOICES)}")

@@ -4,6 +4,7 @@ import numpy
 import pytest
 
 from srcframework.data.squad_src_layout import DEFAULT_FILE_PATTERN, SQUAD_SRC_SPEAKERS, parse_wav_name
+from srcframework.common.errors import InputError
 from srcframework.speech.engines import EngineNotFound
 from srcframework.speech.espeak_ng import EspeakNgSynthesizer
 from srcframework.speech.flite import FliteSynthesizer, flite_voices
@@ -85,3 +86,17 @@ def test_the_voice_split_holds_out_voices_of_two_engines_one_unused_in_training(
     held_out_engines = {VOICES[v].engine for v in HELD_OUT_VOICES}
     assert len(held_out_engines) >= 2 and held_out_engines - training_engines
     assert len({VOICES[v].speaker for v in VOICES}) == len(VOICES)  # one speaker id a voice
+
+
+def test_the_training_voices_come_in_three_mixed_groups_and_sets_expand():
+    from srcframework.speech.voices import TRAINING_VOICE_GROUPS, TRAINING_VOICES, VOICES, parse_voices
+
+    assert sorted(v for group in TRAINING_VOICE_GROUPS for v in group) == sorted(TRAINING_VOICES)
+    for group in TRAINING_VOICE_GROUPS:  # each group mixes engines and genders
+        assert len({VOICES[v].engine for v in group}) > 1 and len({VOICES[v].gender for v in group}) > 1
+    assert [v.name for v in parse_voices("training-2")] == TRAINING_VOICE_GROUPS[1]
+    assert [v.name for v in parse_voices("held-out,flite:kal16")][-1] == "flite:kal16"
+    with pytest.raises(InputError, match="listed twice"):
+        parse_voices("training,flite:awb")
+    with pytest.raises(InputError, match="voice sets: default, training, held-out"):
+        parse_voices("trainig")
