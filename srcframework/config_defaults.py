@@ -54,7 +54,6 @@ DEFAULTS = {
     "E2E_TEXT_INIT_RUN": "runs/robust_training/bidaf_clean_s1",
     "E2E_TEXT_INIT_EPOCH": "6",
     "E2E_FROZEN_RUN": "runs/e2e_speecht5_ctc",
-    "E2E_FROZEN_EPOCH": "3",
     "SRC_TRANSCRIPTS": "runs/squad_src/transcripts.json",
     # the cascade recipe (recipes/cascade): the text models its study answers transcripts with
     "CASCADE_MODELS": "bidaf,minilm,minilm_2400",

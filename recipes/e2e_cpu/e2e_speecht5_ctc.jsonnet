@@ -1,21 +1,22 @@
 // End-to-end spoken-question QA with the small SpeechT5 pretrained here
-// (speecht5_ctc_pretrain.jsonnet): its speech encoder, frozen, encodes the question audio and a
-// trained projection maps it to the span head's width; the BiDAF context encoder (GloVe 50d +
-// character CNN + BiLSTM) and the shared `bi_attention` head start from the CPU-scale text BiDAF
-// (E2E_TEXT_INIT_RUN, epoch E2E_TEXT_INIT_EPOCH: by default the last epoch of
-// the robust-training recipe's clean BiDAF, seed 1, trained on the same questions typed; its vocabulary too), so that the
-// question side is what this training has to learn. It trains on the spoken CPU-scale training
-// split, one utterance of each question with the voice drawn from the pretraining's three
-// (8,308 utterances an epoch), and validates on the held-out articles of that split (the
-// pretraining's validation set: the articles the text configs hold out, so the text BiDAF never
-// trained on them), so that no test set chooses the epoch. From the repository root,
-// after the pretraining (its header makes the folders):
-//   python recipes/e2e_cpu/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
-//       --squad-file runs/data/squad_dev_minus_xquad.json --per-question 1 \
-//       --train runs/spoken_ctc/train3/fid2qid_train_1.csv --held-out runs/spoken_ctc/train3/fid2qid_heldout.csv
+// (speecht5_ctc_pretrain.jsonnet), first stage: its speech encoder, frozen, encodes the question
+// audio and a trained projection maps it to the span head's width; the BiDAF context encoder
+// (GloVe 50d + character CNN + BiLSTM) and the shared `bi_attention` head start from the CPU-scale
+// text BiDAF (E2E_TEXT_INIT_RUN, epoch E2E_TEXT_INIT_EPOCH: by default the last epoch of the
+// robust-training recipe's clean BiDAF, seed 1, trained on the same questions typed; its
+// vocabulary too), so that the question side is what this training has to learn.
+// It trains on the spoken CPU-scale training split: each question read by three of the nine
+// training voices (recipes/e2e_cpu/run.sh speech), an "epoch" a third of those 24,924 utterances
+// (416 batches of 20; the loader goes on where it stopped, so consecutive epochs hear other
+// voices), each utterance's speed, pitch and volume perturbed as it is read, drawn from
+// (noise_seed, epoch, file id) (`reader_epoch` keeps that true across --recover). It validates on
+// the held-out articles of that split (the articles the text configs hold out, so the text BiDAF
+// never trained on them), so no test set chooses anything, and trains until the validation F1 has
+// not improved for 3 epochs (one pass), at most 15; the archive holds the best epoch on that
+// validation. e2e_speecht5_ctc_finetune.jsonnet then fine-tunes the whole model from it. From the
+// repository root, after the pretraining (`bash recipes/e2e_cpu/run.sh e2e` runs both):
 //   allennlp train recipes/e2e_cpu/e2e_speecht5_ctc.jsonnet -s runs/e2e_speecht5_ctc
-// e2e_speecht5_ctc_finetune.jsonnet then fine-tunes the speech encoder too. The encoder folder is
-// SERIALIZATION_DIR/speecht5_ctc of the pretraining; another one:
+// The encoder folder is SERIALIZATION_DIR/speecht5_ctc of the pretraining; another one:
 // -o '{"model.question_encoder.model_name": "FOLDER"}'.
 local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local bidaf = import '../../training_configs/lib/bidaf.libsonnet';
@@ -24,11 +25,14 @@ local init_weights = init_run + '/model_state_e' + std.extVar('E2E_TEXT_INIT_EPO
 local split = 'runs/data/squad_dev_minus_xquad.json';
 
 {
-  dataset_reader: e2e.reader(split, passage_length_limit=400),
-  // the held-out questions are read by all three voices
+  dataset_reader: e2e.reader(split, passage_length_limit=400, several_recordings=true) + {
+    audio_perturbation: e2e.audio_perturbation,
+    noise_seed: 1,
+  },
+  // the held-out questions, each in the three voices that read it, unperturbed
   validation_dataset_reader: e2e.reader(split, several_recordings=true),
-  train_data_path: 'runs/spoken_ctc/train3/fid2qid_train_1.csv',
-  validation_data_path: 'runs/spoken_ctc/train3/fid2qid_heldout.csv',
+  train_data_path: 'runs/spoken_ctc/train9/fid2qid_train.csv',
+  validation_data_path: 'runs/spoken_ctc/train9/fid2qid_heldout.csv',
   include_in_archive: ['training_record.json'],
   // the text model's vocabulary, so that its embeddings and weights fit
   vocabulary: { type: 'from_files', directory: init_run + '/vocabulary' },
@@ -37,7 +41,10 @@ local split = 'runs/data/squad_dev_minus_xquad.json';
       regexes: [['context_encoder\\..*|span_head\\..*', { type: 'pretrained', weights_file_path: init_weights }]],
     },
   },
-  data_loader: e2e.data_loader(20) + { max_instances_in_memory: 2000 },
+  data_loader: e2e.data_loader(20) + { max_instances_in_memory: 2000, batches_per_epoch: 416 },
   validation_data_loader: e2e.data_loader(40),
-  trainer: bidaf.trainer(epochs=3) + { checkpointer: { keep_most_recent_by_count: 3 } },
+  trainer: bidaf.trainer(epochs=15, checkpoint='best') + {
+    patience: 3,
+    checkpointer: { keep_most_recent_by_count: 2 },
+  },
 }

@@ -4,10 +4,11 @@
 # `make install`, in one command from the repository root:
 #   bash recipes/e2e_cpu/run.sh               # every step below, in order
 #   bash recipes/e2e_cpu/run.sh data          # the CPU-scale training split
-#   bash recipes/e2e_cpu/run.sh speech        # the split read by flite kal16, awb, slt; the id maps; spoken XQuAD
+#   bash recipes/e2e_cpu/run.sh speech        # the split read by the 9 training voices (3 a question); the id maps;
+#                                             # spoken XQuAD by the training voices and by the 4 held-out voices
 #   bash recipes/e2e_cpu/run.sh pretrain      # the CTC SpeechT5 (runs/speecht5_ctc)
 #   bash recipes/e2e_cpu/run.sh text          # the text BiDAF the e2e model starts from (the robust-training recipe's clean twin, seed 1)
-#   bash recipes/e2e_cpu/run.sh e2e           # the end-to-end model (FINETUNE=1: then the fine-tuned one)
+#   bash recipes/e2e_cpu/run.sh e2e           # the end-to-end model: encoder frozen, then the whole model fine-tuned
 #   bash recipes/e2e_cpu/run.sh transcribe    # spoken XQuAD by pocketsphinx (fast) and by the CTC SpeechT5
 #   bash recipes/e2e_cpu/run.sh study         # allennlp compare
 #   bash recipes/e2e_cpu/run.sh report        # results.json and the README table from the study
@@ -15,8 +16,7 @@
 # A step whose output is complete is skipped; synthesis and transcription resume from what they
 # wrote, a training from its last epoch, the study from its cached pairs. Each model goes into the
 # models folder under its card id (speecht5-ctc-small, bidaf-clean, e2e-speecht5-ctc), the id the
-# study names it by. WORKERS (default 2) synthesis, transcription and study workers; FINETUNE
-# (default 0).
+# study names it by. WORKERS (default 2) synthesis, transcription and study workers.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source recipes/common.sh
@@ -25,7 +25,9 @@ OUT=runs/e2e_cpu
 WORKERS=${WORKERS:-2}
 SPLIT=runs/data/squad_dev_minus_xquad.json
 SPOKEN=runs/spoken_ctc
-TRAIN3=$SPOKEN/train3
+TRAIN9=$SPOKEN/train9
+SEEN=$SPOKEN/xquad_seen
+HELD_OUT=$SPOKEN/xquad_heldout
 PRETRAIN=runs/speecht5_ctc
 E2E=runs/e2e_speecht5_ctc
 CLEAN=runs/robust_training/bidaf_clean_s1
@@ -39,35 +41,44 @@ step_data() {
     --train runs/data/train_articles.json --validation runs/data/validation_articles.json
 }
 
-synthesize() {  # SQuAD file, folder, voices, [split]: one synthesis job, skipped once its map exists
-  local squad=$1 folder=$2 voices=$3 split=${4:-dev}
+synthesize() {  # SQuAD file, folder, voices (or a voice set), split, seed: one synthesis job, skipped once its map exists
+  local squad=$1 folder=$2 voices=$3 split=$4 seed=$5
   if [ -f "$folder/fid2qid_$split.csv" ]; then say "skip $folder ($split): spoken"; return 0; fi
   say "synthesize $folder ($split, $voices)"
-  allennlp synthesize-speech "$squad" "$folder" --voices "$voices" --split "$split" --workers "$WORKERS"
+  allennlp synthesize-speech "$squad" "$folder" --voices "$voices" --split "$split" --seed "$seed" \
+    --audio-format flac --workers "$WORKERS"
 }
 
-split_ids() {  # training map, [options]: the training and held-out maps of the three voices
+split_ids() {  # training map, [options]: the training and held-out maps of the three readings
   local train=$1
   shift
-  if [ -f "$train" ] && [ -f "$TRAIN3/fid2qid_heldout.csv" ]; then say "skip $train: split"; return 0; fi
-  python "$RECIPE/split_spoken_ids.py" "$TRAIN3"/fid2qid_{kal,awb,slt}.csv --squad-file "$SPLIT" \
-    --train "$train" --held-out "$TRAIN3/fid2qid_heldout.csv" "$@"
+  if [ -f "$train" ] && [ -f "$TRAIN9/fid2qid_heldout.csv" ]; then say "skip $train: split"; return 0; fi
+  python "$RECIPE/split_spoken_ids.py" "$TRAIN9"/fid2qid_{one,two,three}.csv --squad-file "$SPLIT" \
+    --train "$train" --held-out "$TRAIN9/fid2qid_heldout.csv" "$@"
 }
 
 step_speech() {
   need "$SPLIT" "run the data step first"
-  local voice
-  for voice in kal16 awb slt; do synthesize "$SPLIT" "$TRAIN3" "flite:$voice" "${voice//[0-9]/}"; done
+  # three readings of the training split: each by one group of three training voices
+  # (srcframework.speech.voices.TRAINING_VOICE_GROUPS) dealt over the questions, so each question is
+  # heard in three different voices of the nine
+  local i split
+  for i in 1 2 3; do
+    split=$(echo "one two three" | cut -d" " -f$i)
+    synthesize "$SPLIT" "$TRAIN9" "training-$i" "$split" "$i"
+  done
   # the articles the text configs hold out (share 0.1, seed 0) validate, so the text BiDAF that starts
   # the e2e model never trained on them; the e2e model reads one voice a question
-  split_ids "$TRAIN3/fid2qid_train.csv"
-  split_ids "$TRAIN3/fid2qid_train_1.csv" --per-question 1
-  synthesize "$DATA/xquad/xquad.en.json" "$SPOKEN/xquad3" flite:kal16,flite:awb,flite:slt
-  synthesize "$DATA/xquad/xquad.en.json" "$SPOKEN/xquad_rms" flite:rms
+  split_ids "$TRAIN9/fid2qid_train.csv"
+  split_ids "$TRAIN9/fid2qid_train_1.csv" --per-question 1
+  # spoken XQuAD: the nine training voices dealt over the questions, and the four held-out voices
+  # (flite rms; Festival, an engine no training voice uses) dealt over them
+  synthesize "$DATA/xquad/xquad.en.json" "$SEEN" training dev 0
+  synthesize "$DATA/xquad/xquad.en.json" "$HELD_OUT" held-out dev 0
 }
 
 step_pretrain() {
-  need "$TRAIN3/fid2qid_train.csv" "run the speech step first"
+  need "$TRAIN9/fid2qid_train.csv" "run the speech step first"
   train "$RECIPE/speecht5_ctc_pretrain.jsonnet" "$PRETRAIN"
   install_model speecht5-ctc-small "$PRETRAIN/model.tar.gz"
 }
@@ -88,9 +99,10 @@ step_text() {
 step_e2e() {
   need "$PRETRAIN/speecht5_ctc" "run the pretrain step first"
   need "$TEXT/model.tar.gz" "run the text step first"
+  # each stage until its validation F1 on the held-out articles stops improving
   train "$RECIPE/e2e_speecht5_ctc.jsonnet" "$E2E"
-  install_model e2e-speecht5-ctc "$E2E/model.tar.gz"
-  if [ "${FINETUNE:-0}" = 1 ]; then train "$RECIPE/e2e_speecht5_ctc_finetune.jsonnet" "${E2E}_finetune"; fi
+  E2E_FROZEN_RUN=$E2E train "$RECIPE/e2e_speecht5_ctc_finetune.jsonnet" "${E2E}_finetune"
+  install_model e2e-speecht5-ctc "${E2E}_finetune/model.tar.gz"
 }
 
 transcribe() {  # folder, output name, recognizer
@@ -103,7 +115,7 @@ transcribe() {  # folder, output name, recognizer
 step_transcribe() {
   need "$PRETRAIN/speecht5_ctc" "run the pretrain step first"
   local folder
-  for folder in "$SPOKEN/xquad3" "$SPOKEN/xquad_rms"; do
+  for folder in "$SEEN" "$HELD_OUT"; do
     transcribe "$folder" pocketsphinx '{"type": "pocketsphinx", "preset": "fast"}'
     transcribe "$folder" speecht5_ctc "{\"type\": \"speecht5_ctc\", \"model_name\": \"$PRETRAIN/speecht5_ctc\"}"
   done
@@ -112,16 +124,16 @@ step_transcribe() {
 step_study() {
   need "$(installed bidaf-clean)" "run the text step first"
   need "$(installed e2e-speecht5-ctc)" "run the e2e step first"
-  need "$SPOKEN/xquad_rms/transcripts_speecht5_ctc.json" "run the transcribe step first"
+  need "$HELD_OUT/transcripts_speecht5_ctc.json" "run the transcribe step first"
   say "study -> $OUT/study"
   allennlp compare "$RECIPE/study.jsonnet" -o "$OUT/study" --workers "$WORKERS"
 }
 
 step_status() {
-  summary "$SPLIT" "$TRAIN3/fid2qid_train.csv" "$TRAIN3/fid2qid_train_1.csv" "$SPOKEN/xquad3/fid2qid_dev.csv" \
-    "$SPOKEN/xquad_rms/fid2qid_dev.csv" "$PRETRAIN/model.tar.gz" "$TEXT/model.tar.gz" "$E2E/model.tar.gz" \
+  summary "$SPLIT" "$TRAIN9/fid2qid_train.csv" "$TRAIN9/fid2qid_train_1.csv" "$SEEN/fid2qid_dev.csv" \
+    "$HELD_OUT/fid2qid_dev.csv" "$PRETRAIN/model.tar.gz" "$TEXT/model.tar.gz" "$E2E/model.tar.gz" "${E2E}_finetune/model.tar.gz" \
     "$(installed speecht5-ctc-small)" "$(installed bidaf-clean)" "$(installed e2e-speecht5-ctc)" \
-    "$SPOKEN"/xquad{3,_rms}/transcripts_{pocketsphinx,speecht5_ctc}.json "$OUT/study/results.json" "$RECIPE/results.json"
+    "$SPOKEN"/xquad_{seen,heldout}/transcripts_{pocketsphinx,speecht5_ctc}.json "$OUT/study/results.json" "$RECIPE/results.json"
 }
 
 case "${1:-all}" in

@@ -1,47 +1,48 @@
 // Pretrains the small SpeechT5 speech encoder of training_configs/lib/speecht5_ctc.libsonnet from scratch with CTC
 // over characters, on the CPU-scale training split (SQuAD v1.1 dev minus the XQuAD paragraphs)
-// read aloud by three flite voices (kal16, awb, slt), until it stops improving. The articles that
-// the text configs hold out of the same split (share 0.1, seed 0: 7 articles, 1,072 questions,
-// 3,216 utterances) validate (CTC loss and greedy CER/WER), so that no test set chooses the epoch
-// and the text BiDAF that starts the e2e model never trained on them; training reads the other
-// 8,308 questions by the three voices (about 24,924 utterances). An "epoch" is a third of
-// them; training goes on, pass after pass, until the held-out CER has not improved for 4
-// validations in a row, or 60 epochs (20 passes) at most. At the end the `save_speecht5_ctc`
-// callback writes SERIALIZATION_DIR/speecht5_ctc with the best epoch's weights, which the
-// `speecht5` question encoder (e2e_speecht5_ctc.jsonnet) and the `speecht5_ctc` recognizer load.
-// From the repository root:
-//   python scripts/make_training_split.py --output runs/data/squad_dev_minus_xquad.json
-//   for voice in kal16 awb slt; do   # one split per voice, in one folder (file ids KAL000001, ...)
-//     allennlp synthesize-speech runs/data/squad_dev_minus_xquad.json runs/spoken_ctc/train3 \
-//         --voices flite:$voice --split ${voice//[0-9]/} --workers 2
-//   done
-//   python recipes/e2e_cpu/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
-//       --squad-file runs/data/squad_dev_minus_xquad.json \
-//       --train runs/spoken_ctc/train3/fid2qid_train.csv --held-out runs/spoken_ctc/train3/fid2qid_heldout.csv
+// read aloud by the nine training voices of srcframework.speech.voices (flite kal16, awb, slt
+// and six eSpeak NG accents; flite rms and the Festival voices are held out for testing): three
+// readings, each by a group of three voices dealt over the questions, so each question is heard
+// in three voices. The articles that the text configs hold out of the same split (share 0.1,
+// seed 0: 7 articles, 1,072 questions, 3,216 utterances) validate (CTC loss and greedy CER/WER),
+// so that no test set chooses the epoch and the text BiDAF that starts the e2e model never
+// trained on them; training reads the other 8,308 questions in their three voices (about 24,924
+// utterances), each utterance's speed, pitch and volume perturbed as it is read (sox), drawn from
+// (noise_seed, epoch, file id). An "epoch" is a third of them; training goes on, pass after
+// pass, until the held-out CER has not improved for 4 validations in a row, or 60 epochs (20
+// passes) at most. At the end the `save_speecht5_ctc` callback writes
+// SERIALIZATION_DIR/speecht5_ctc with the best epoch's weights, which the `speecht5` question
+// encoder (e2e_speecht5_ctc.jsonnet) and the `speecht5_ctc` recognizer load.
+// From the repository root, `bash recipes/e2e_cpu/run.sh speech` makes the spoken folders
+// (allennlp synthesize-speech with the voice sets training-1, -2, -3; split_spoken_ids.py), then
 //   allennlp train recipes/e2e_cpu/speecht5_ctc_pretrain.jsonnet -s runs/speecht5_ctc
 // A stopped run goes on with `allennlp train ... -s runs/speecht5_ctc --recover` from its last
 // completed epoch (the recipe's run.sh does this): AllenNLP re-reads, without training on them,
-// the batches of the completed epochs (one to two minutes an epoch here: the WAVs are read
-// again), so the loader goes on at the third of the data where the run stopped (the batches of
-// each chunk of 1,600 utterances come in another random order than a straight run draws). The
-// readers take the questions from the split file itself, so a question one voice said nothing
-// for (left out of that voice's fid2qid) does not matter. The training lines are shuffled (by the
-// script) because the data is read lazily, 1,600 utterances at a time: in file order, whole
-// chunks would be one voice. Torch runs one thread (`torch_threads`): on the two cores here,
-// shared with other jobs, one thread trains several times faster than two (docs/benchmarks.md);
-// on a machine of its own, `OMP_NUM_THREADS=2 allennlp train ...` uses both cores. Other
-// folders: -o '{"train_data_path": ..., "validation_data_path": ...}'.
+// the batches of the completed epochs (the audio is read and perturbed again: a few minutes an
+// epoch here), so the loader goes on at the third of the data where the run stopped,
+// and `reader_epoch` makes every read draw the perturbation a straight run draws. The readers
+// take the questions from the split file itself, so a question one voice said nothing for (left
+// out of that voice's fid2qid) does not matter. The training lines are shuffled (by the script)
+// because the data is read lazily, 1,600 utterances at a time: in file order, whole chunks would
+// be one voice. Torch runs one thread (`torch_threads`): on the two cores here, shared with other
+// jobs, one thread trains several times faster than two (docs/benchmarks.md); on a machine of its
+// own, `OMP_NUM_THREADS=2 allennlp train ...` uses both cores. Other folders:
+// -o '{"train_data_path": ..., "validation_data_path": ...}'.
 local ctc = import '../../training_configs/lib/speecht5_ctc.libsonnet';
 
 {
-  dataset_reader: ctc.reader('runs/data/squad_dev_minus_xquad.json'),
+  dataset_reader: ctc.reader('runs/data/squad_dev_minus_xquad.json') + {
+    audio_perturbation: { speed: [0.9, 1.1], pitch: [-200, 200], gain_db: [-6, 6] },
+    noise_seed: 1,
+  },
   validation_dataset_reader: ctc.reader('runs/data/squad_dev_minus_xquad.json'),
-  train_data_path: 'runs/spoken_ctc/train3/fid2qid_train.csv',
-  validation_data_path: 'runs/spoken_ctc/train3/fid2qid_heldout.csv',
+  train_data_path: 'runs/spoken_ctc/train9/fid2qid_train.csv',
+  validation_data_path: 'runs/spoken_ctc/train9/fid2qid_heldout.csv',
   // the model has its own character vocabulary; contexts are not used
   vocabulary: { type: 'empty' },
   include_in_archive: ['training_record.json'],
-  model: ctc.model(),
+  // the reader perturbs the audio (tied to the epoch), so the model's own perturbation is off
+  model: ctc.model() + { speed_perturbation: null, volume_perturbation_db: null },
   // an "epoch" is a third of the about 24,924 utterances (519 batches of 16): the loader goes on where
   // it stopped, so every three epochs read every utterance once, with a validation after each third
   data_loader: ctc.data_loader(16) + { batches_per_epoch: 519 },
@@ -64,6 +65,7 @@ local ctc = import '../../training_configs/lib/speecht5_ctc.libsonnet';
     checkpointer: { keep_most_recent_by_count: 2 },
     // the epoch best on the held-out articles' CER is archived (and its encoder folder written)
     callbacks: [
+      { type: 'reader_epoch' },
       { type: 'declared_checkpoint', epoch: 'best' },
       { type: 'save_speecht5_ctc' },
       { type: 'tensorboard' },

@@ -2,9 +2,9 @@
 holding out whole articles of the SQuAD file, so that validation never hears a question, or reads
 a paragraph, that training used:
 
-    python recipes/e2e_cpu/split_spoken_ids.py runs/spoken_ctc/train3/fid2qid_{kal,awb,slt}.csv \
+    python recipes/e2e_cpu/split_spoken_ids.py runs/spoken_ctc/train9/fid2qid_{one,two,three}.csv \
         --squad-file runs/data/squad_dev_minus_xquad.json \
-        --train runs/spoken_ctc/train3/fid2qid_train.csv --held-out runs/spoken_ctc/train3/fid2qid_heldout.csv
+        --train runs/spoken_ctc/train9/fid2qid_train.csv --held-out runs/spoken_ctc/train9/fid2qid_heldout.csv
 
 The held-out articles are by default those that the text configs hold out of the same source
 (`--held-out-share 0.1 --held-out-seed 0`, `srcframework.data.article_split`), so that a text

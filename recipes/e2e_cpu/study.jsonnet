@@ -1,7 +1,8 @@
 // End to end against cascades on spoken XQuAD-en (1,190 questions), everything trained on this
 // machine's CPUs (recipes/e2e_cpu/README.md):
-// - e2e:          the `span_qa` model of recipes/e2e_cpu/e2e_speecht5_ctc.jsonnet (the small
-//                 SpeechT5 pretrained here with CTC, frozen, + BiDAF context encoder) on the audio;
+// - e2e:          the `span_qa` model of recipes/e2e_cpu/e2e_speecht5_ctc_finetune.jsonnet (the
+//                 small SpeechT5 pretrained here with CTC + BiDAF context encoder, fine-tuned
+//                 together) on the audio;
 // - cascade A:    pocketsphinx transcripts (its `fast` preset, the one the ASR training noise
 //                 used) of the same audio, answered by the text BiDAF the e2e model's context
 //                 side started from (the card bidaf-clean: the robust-training recipe's clean
@@ -12,18 +13,21 @@
 //                 question "?", since the readers refuse empty questions), which answers from the
 //                 context alone; the study generates it;
 // - ceiling:      the same BiDAF on the typed questions.
-// Two voice groups: `seen` (flite kal16, awb and slt, the pretraining voices, dealt over the
-// questions) and `rms` (flite rms, a voice no training used). recipes/e2e_cpu/run.sh makes the
+// Two voice groups (srcframework.speech.voices): `seen` (the nine training voices, dealt over the
+// questions) and `held_out` (flite rms and three Festival voices, an engine no training voice
+// uses, dealt over the questions). Comparisons across sets pair the same questions: the e2e model
+// against cascades A and B in each group, and the e2e model and cascade B on seen against
+// held-out voices (one Holm family). recipes/e2e_cpu/run.sh makes the
 // spoken folders and the transcripts, trains the models and installs them in the models folder
 // under their model card ids (bidaf-clean, e2e-speecht5-ctc: `allennlp models`), then runs
 //   allennlp compare recipes/e2e_cpu/study.jsonnet -o runs/e2e_cpu/study
-// Variables: SHARED_DATA (../shared/data). The spoken folders (runs/spoken_ctc/xquad3,
-// runs/spoken_ctc/xquad_rms) are fixed paths.
+// Variables: SHARED_DATA (../shared/data). The spoken folders (runs/spoken_ctc/xquad_seen,
+// runs/spoken_ctc/xquad_heldout) are fixed paths.
 local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
 local spoken = 'runs/spoken_ctc/';
-local voice_groups = { seen: spoken + 'xquad3/', rms: spoken + 'xquad_rms/' };
+local voice_groups = { seen: spoken + 'xquad_seen/', held_out: spoken + 'xquad_heldout/' };
 
 // transcripts of one voice group by one recognizer (`allennlp transcribe` output: each question
 // carries its original_question, speaker, country and gender)
@@ -65,5 +69,25 @@ local audio(folder, wer_from, order) = {
     // the e2e model's question noise is described by cascade B's WER on the same recordings
     ['spoken_' + group]: audio(voice_groups[group], 'cascade_b_' + group, 3)
     for group in std.objectFields(voice_groups)
+  },
+  comparisons: {
+    ['e2e_vs_cascade_' + cascade + '_' + group]: {
+      first: { model: 'e2e', set: 'spoken_' + group },
+      second: { model: 'bidaf', set: 'cascade_' + cascade + '_' + group },
+      label: 'end to end against cascade ' + std.asciiUpper(cascade) + ', ' + std.strReplace(group, '_', '-') + ' voices',
+    }
+    for cascade in ['a', 'b']
+    for group in std.objectFields(voice_groups)
+  } + {
+    e2e_seen_vs_held_out: {
+      first: { model: 'e2e', set: 'spoken_seen' },
+      second: { model: 'e2e', set: 'spoken_held_out' },
+      label: 'end to end: seen against held-out voices',
+    },
+    cascade_b_seen_vs_held_out: {
+      first: { model: 'bidaf', set: 'cascade_b_seen' },
+      second: { model: 'bidaf', set: 'cascade_b_held_out' },
+      label: 'cascade B: seen against held-out voices',
+    },
   },
 }

@@ -20,12 +20,12 @@ def test_study_parses_with_both_voice_groups_floor_and_ceiling(install_tiny):
     study = load_study(str(RECIPE / "study.jsonnet"), ext_vars=dict(DEFAULTS), require_files=False)
     assert list(study.models) == ["bidaf", "e2e"]
     assert study.models["e2e"].input == "audio" and study.models["bidaf"].input == "text"
-    groups = ("seen", "rms")
+    groups = ("seen", "held_out")
     text_sets = {"typed", "blind"} | {f"cascade_{k}_{g}" for k in "ab" for g in groups}
     audio_sets = {f"spoken_{g}" for g in groups}
     assert set(study.test_sets) == text_sets | audio_sets
     assert set(study.pairs) == {("bidaf", s) for s in text_sets} | {("e2e", s) for s in audio_sets}
-    for group, folder in (("seen", "runs/spoken_ctc/xquad3/"), ("rms", "runs/spoken_ctc/xquad_rms/")):
+    for group, folder in (("seen", "runs/spoken_ctc/xquad_seen/"), ("held_out", "runs/spoken_ctc/xquad_heldout/")):
         assert study.test_sets[f"cascade_a_{group}"].data == folder + "transcripts_pocketsphinx.json"
         assert study.test_sets[f"cascade_b_{group}"].data == folder + "transcripts_speecht5_ctc.json"
         assert study.test_sets[f"spoken_{group}"].data == folder + "fid2qid_dev.csv"
@@ -38,16 +38,28 @@ def test_study_parses_with_both_voice_groups_floor_and_ceiling(install_tiny):
     # the models by card id: the text BiDAF the e2e model started from, and the e2e model
     assert study.models["bidaf"].archive == installed["bidaf-clean"]
     assert study.models["e2e"].archive == installed["e2e-speecht5-ctc"]
+    # paired tests across sets over the same questions: e2e against both cascades in each group,
+    # and seen against held-out voices
+    pairs = {c.name: (c.first, c.second) for c in study.comparisons}
+    assert pairs["e2e_vs_cascade_a_held_out"] == (("e2e", "spoken_held_out"), ("bidaf", "cascade_a_held_out"))
+    assert pairs["e2e_vs_cascade_b_seen"] == (("e2e", "spoken_seen"), ("bidaf", "cascade_b_seen"))
+    assert pairs["e2e_seen_vs_held_out"] == (("e2e", "spoken_seen"), ("e2e", "spoken_held_out"))
+    assert len(pairs) == 6
 
 
-def test_pretraining_config_reads_three_voices_and_saves_the_encoder():
+def test_pretraining_config_reads_the_training_voices_perturbed_and_saves_the_encoder():
     config = evaluate("speecht5_ctc_pretrain.jsonnet")
     assert config["model"]["type"] == "speecht5_ctc"
-    assert config["train_data_path"] == "runs/spoken_ctc/train3/fid2qid_train.csv"
+    assert config["train_data_path"] == "runs/spoken_ctc/train9/fid2qid_train.csv"
     assert config["dataset_reader"]["squad_file"] == "runs/data/squad_dev_minus_xquad.json"
     # validation: held-out articles of the training split, never XQuAD
-    assert config["validation_data_path"] == "runs/spoken_ctc/train3/fid2qid_heldout.csv"
+    assert config["validation_data_path"] == "runs/spoken_ctc/train9/fid2qid_heldout.csv"
     assert config["validation_dataset_reader"]["squad_file"] == "runs/data/squad_dev_minus_xquad.json"
+    # speed, pitch and volume perturbed by the training reader only, tied to the epoch; not twice
+    assert set(config["dataset_reader"]["audio_perturbation"]) == {"speed", "pitch", "gain_db"}
+    assert "audio_perturbation" not in config["validation_dataset_reader"]
+    assert {"type": "reader_epoch"} in config["trainer"]["callbacks"]
+    assert config["model"]["speed_perturbation"] is None and config["model"]["volume_perturbation_db"] is None
     assert {"type": "save_speecht5_ctc"} in config["trainer"]["callbacks"]
     assert config["trainer"]["validation_metric"] == "-cer"
     assert config["data_loader"]["max_instances_in_memory"] > 0  # 28k waveforms would not fit at once
@@ -67,14 +79,20 @@ def test_pretraining_runs_until_the_held_out_cer_stops_improving():
     assert {"type": "torch_threads", "threads": 1} in trainer["callbacks"]
 
 
-def test_e2e_config_loads_the_pretrained_folder_frozen():
+def test_e2e_config_loads_the_pretrained_folder_frozen_and_stops_on_validation():
     config = evaluate("e2e_speecht5_ctc.jsonnet")
     question = config["model"]["question_encoder"]
     assert question == dict(question, type="speecht5", model_name="runs/speecht5_ctc/speecht5_ctc", freeze=True)
     assert config["model"]["span_head"]["type"] == "bi_attention"
     assert config["model"]["context_encoder"]["type"] == "text"
-    assert config["train_data_path"] == "runs/spoken_ctc/train3/fid2qid_train_1.csv"
-    assert config["validation_data_path"] == "runs/spoken_ctc/train3/fid2qid_heldout.csv"
+    assert config["train_data_path"] == "runs/spoken_ctc/train9/fid2qid_train.csv"
+    assert config["validation_data_path"] == "runs/spoken_ctc/train9/fid2qid_heldout.csv"
+    assert config["dataset_reader"]["several_recordings"] and "audio_perturbation" in config["dataset_reader"]
+    assert "audio_perturbation" not in config["validation_dataset_reader"]
+    trainer = config["trainer"]
+    assert trainer["patience"] >= 2 and trainer["validation_metric"] == "+f1"
+    assert {"type": "declared_checkpoint", "epoch": "best"} in trainer["callbacks"]
+    assert {"type": "reader_epoch"} in trainer["callbacks"]
     # the context side and the head start from the text BiDAF's last epoch, with its vocabulary
     assert config["vocabulary"] == {"type": "from_files", "directory": "runs/robust_training/bidaf_clean_s1/vocabulary"}
     [[regex, init]] = config["model"]["initializer"]["regexes"]
@@ -85,10 +103,12 @@ def test_e2e_config_loads_the_pretrained_folder_frozen():
     assert not re.fullmatch(regex, "question_encoder.projection.weight")
 
 
-def test_finetune_config_unfreezes_the_encoder_from_the_frozen_run():
+def test_finetune_config_unfreezes_the_encoder_from_the_frozen_runs_archived_epoch():
     frozen = evaluate("e2e_speecht5_ctc.jsonnet")
-    config = evaluate("e2e_speecht5_ctc_finetune.jsonnet", E2E_FROZEN_RUN="runs/f", E2E_FROZEN_EPOCH="2")
+    config = evaluate("e2e_speecht5_ctc_finetune.jsonnet", E2E_FROZEN_RUN="runs/f")
     assert config["model"]["question_encoder"] == dict(frozen["model"]["question_encoder"], freeze=False)
-    assert config["model"]["initializer"]["regexes"] == [[".*", {"type": "pretrained", "weights_file_path": "runs/f/model_state_e2_b0.th"}]]
+    assert config["model"]["initializer"]["regexes"] == [[".*", {"type": "pretrained", "weights_file_path": "runs/f/best.th"}]]
+    assert config["trainer"]["patience"] >= 2
+    assert {"type": "declared_checkpoint", "epoch": "best"} in config["trainer"]["callbacks"]
     assert config["vocabulary"]["directory"] == "runs/f/vocabulary"
     assert config["trainer"]["optimizer"]["lr"] == frozen["trainer"]["optimizer"]["lr"] / 2
