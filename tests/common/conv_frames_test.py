@@ -30,14 +30,17 @@ def test_each_utterance_is_convolved_alone_and_short_ones_padded():
     assert torch.allclose(out[1, :, 1], torch.full((4,), 2.0))
 
 
-def feature_encoder(norm: str) -> torch.nn.Module:
-    """A tiny randomly initialised SpeechT5 convolutional feature encoder (`norm`: group or layer)."""
-    from transformers import SpeechT5Config
+def feature_encoder(norm: str, model: str = "speecht5") -> torch.nn.Module:
+    """A tiny randomly initialised SpeechT5 or wav2vec 2.0 convolutional feature encoder (`norm`:
+    group or layer)."""
+    from transformers import SpeechT5Config, Wav2Vec2Config
     from transformers.models.speecht5.modeling_speecht5 import SpeechT5FeatureEncoder
+    from transformers.models.wav2vec2.modeling_wav2vec2 import Wav2Vec2FeatureEncoder
 
     torch.manual_seed(0)
-    config = SpeechT5Config(conv_dim=[8, 8, 8], conv_kernel=[10, 8, 4], conv_stride=[5, 4, 4], feat_extract_norm=norm)
-    encoder = SpeechT5FeatureEncoder(config)
+    config_class, encoder_class = {"speecht5": (SpeechT5Config, SpeechT5FeatureEncoder), "wav2vec2": (Wav2Vec2Config, Wav2Vec2FeatureEncoder)}[model]
+    config = config_class(conv_dim=[8, 8, 8], conv_kernel=[10, 8, 4], conv_stride=[5, 4, 4], feat_extract_norm=norm)
+    encoder = encoder_class(config)
     with torch.no_grad():  # affine norms away from their initial 1 and 0
         for name, parameter in encoder.named_parameters():
             if "layer_norm" in name:
@@ -45,9 +48,10 @@ def feature_encoder(norm: str) -> torch.nn.Module:
     return encoder
 
 
+@pytest.mark.parametrize("model", ["speecht5", "wav2vec2"])
 @pytest.mark.parametrize("norm", ["group", "layer"])
-def test_batched_convolutions_give_each_utterance_what_it_gives_alone(norm):
-    encoder = feature_encoder(norm).train()
+def test_batched_convolutions_give_each_utterance_what_it_gives_alone(norm, model):
+    encoder = feature_encoder(norm, model).train()
     shortest = min_samples([10, 8, 4], [5, 4, 4])
     lengths = torch.tensor([1000, 640, shortest - 30, 997, 1000])
     waveform = torch.randn(5, 1000) * 3.0 + 1.0  # whatever lies past a row's length must not count

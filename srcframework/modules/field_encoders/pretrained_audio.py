@@ -3,7 +3,7 @@ from typing import Dict, Tuple
 import torch
 from allennlp.nn.util import get_mask_from_sequence_lengths
 
-from srcframework.common.conv_frames import convolve_per_utterance, min_samples
+from srcframework.common.conv_frames import convolve_batched, min_samples
 from srcframework.modules.field_encoders.audio_frames import audio_lengths
 from srcframework.modules.field_encoders.pretrained import PretrainedFieldEncoder
 
@@ -12,8 +12,9 @@ class PretrainedAudioEncoder(PretrainedFieldEncoder):
     """
     The front of the encoders built on a wav2vec2-style speech model (wav2vec 2.0, SpeechT5's
     speech encoder). An `AudioField` batch (`{"waveform": B x T, "mask": B x T}`) is checked;
-    each utterance's samples run alone through the convolutional feature encoder, so that its
-    group normalisation never counts the padding; the frame mask follows the model's own length
+    the convolutional feature encoder runs once on the whole batch, each utterance's frames as it
+    gives them alone (`convolve_batched`: its group normalisation never counts the padding, and an
+    encoding does not depend on its batch); the frame mask follows the model's own length
     formula (one frame at least: a shorter utterance is padded with silence to one frame's
     receptive field); then come the feature projection and, when training, the model's
     SpecAugment masking. The subclass names the parts (`front_end`: the module that holds the
@@ -54,7 +55,7 @@ class PretrainedAudioEncoder(PretrainedFieldEncoder):
     def encode(self, field_tensors: Dict[str, torch.Tensor]) -> Tuple[torch.Tensor, torch.BoolTensor]:
         waveform, lengths = audio_lengths(field_tensors)
         front_end = self.front_end()
-        features = convolve_per_utterance(self.feature_encoder(), waveform, lengths, self.min_samples)
+        features = convolve_batched(self.feature_encoder(), waveform, lengths, self.min_samples)
         mask = get_mask_from_sequence_lengths(self.output_lengths(lengths), features.size(1))
         hidden, _ = front_end.feature_projection(features)
         hidden = front_end._mask_hidden_states(hidden, attention_mask=mask.long())
