@@ -2,12 +2,15 @@
 synthesized spoken questions: the baseline setup and the current one side by side, on the same
 batches, and the epoch time each projects.
 
-The first `--questions` questions of a SQuAD file are read aloud by the pretraining voices (flite
+The first `--questions` questions of a SQuAD file are read aloud by three flite voices (flite
 kal16, awb, slt, dealt in turn; the synthesis job, into a temporary folder unless `--src` names a
 SQuAD-SRC-layout folder, which a rerun reuses), read by the `squad_src` reader of the config,
 bucketed by duration into batches of the config's size, and each setup of `--setups` takes
-`--warmup` + `--batches` training steps on them (forward with speed and volume perturbation, CTC
-loss, backward, gradient clipping, Adam). The setups run interleaved, batch by batch, in an
+`--warmup` + `--batches` training steps on them (the batch's tensors, forward, CTC loss, backward,
+gradient clipping, Adam), each with its speed and volume perturbation: the baseline's inside its
+model, the current setup's where the config puts it (its model's, or its training reader's
+`audio_perturbation`, SoX on each utterance, timed within the step and counted in CPU time with
+the SoX processes'). The setups run interleaved, batch by batch, in an
 order that rotates with the batch, so a change in the machine's load falls on all of them alike.
 
 Setups:
@@ -109,7 +112,7 @@ def read_batches(src: str, reader_params: dict, batch_size: int, count: int):
 class Setup:
     """A model, its optimizer and its thread count, and the times of its measured steps."""
 
-    def __init__(self, name: str, model_params: dict, threads: int, per_utterance: bool, lr: float) -> None:
+    def __init__(self, name: str, model_params: dict, threads: int, per_utterance: bool, lr: float, perturbation=None) -> None:
         import torch
         from allennlp.common import Params
         from allennlp.data import Vocabulary
@@ -117,7 +120,8 @@ class Setup:
 
         from srcframework.common.conv_frames import convolve_per_utterance
 
-        self.name, self.threads = name, threads
+        self.name, self.threads, self.perturbation = name, threads, perturbation
+        self.rng = random.Random(13)
         torch.manual_seed(13)
         self.model = Model.from_params(vocab=Vocabulary(), params=Params(json.loads(json.dumps(model_params))))
         if per_utterance:  # the network as it ran on 2026-11-30
@@ -132,21 +136,61 @@ class Setup:
         self.wall, self.cpu, self.utterances, self.audio, self.steps = 0.0, 0.0, 0, 0.0, 0
         self.operators = {}  # operator -> (calls, self CPU seconds) under --profile
 
-    def step(self, tensors) -> tuple:
+    def perturbed(self, instances):
+        """`instances` with each question's waveform perturbed as the training reader would."""
+        from allennlp.data import Instance
+
+        from srcframework.data.fields.audio_field import AudioField
+
+        out = []
+        for instance in instances:
+            field = instance["question"]
+            waveform = self.perturbation.apply(field.waveform, field.sample_rate, self.perturbation.draw(self.rng))
+            fields = dict(instance.fields, question=AudioField(waveform, field.sample_rate, source=field.source))
+            out.append(Instance(fields))
+        return out
+
+    def step(self, instances, vocab) -> tuple:
         import torch
+        from allennlp.data import Batch
 
         torch.set_num_threads(self.threads)
-        start_wall, start_cpu = time.perf_counter(), time.process_time()
+        start_wall, start_cpu, start_children = time.perf_counter(), time.process_time(), children_cpu()
+        if self.perturbation is not None:
+            instances = self.perturbed(instances)
+        batch = Batch(instances)
+        batch.index_instances(vocab)
+        tensors = batch.as_tensor_dict()
         output = self.model(**tensors)
         output["loss"].backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), 5.0)
         self.optimizer.step()
         self.optimizer.zero_grad()
-        return time.perf_counter() - start_wall, time.process_time() - start_cpu, float(output["loss"].detach())
+        cpu = time.process_time() - start_cpu + children_cpu() - start_children
+        return time.perf_counter() - start_wall, cpu, float(output["loss"].detach())
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's finished child processes (SoX)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def reader_perturbation(config: dict):
+    """The `AudioPerturbation` of the config's training reader, or None."""
+    from allennlp.common import Params
+
+    from srcframework.data.audio_perturbation import AudioPerturbation
+
+    params = config.get("dataset_reader", {}).get("audio_perturbation")
+    return None if params is None else AudioPerturbation.from_params(Params(dict(params)))
 
 
 def make_setups(names, config: dict, threads: int):
     lr = config["trainer"]["optimizer"]["lr"]
+    perturbation = reader_perturbation(config)
     current_threads = config_threads(config) or threads
     setups = []
     for name in names:
@@ -155,7 +199,7 @@ def make_setups(names, config: dict, threads: int):
             setups.append(Setup(name, BASELINE_MODEL, count, per_utterance=True, lr=lr))
         elif name == "current" or name.startswith("current@"):
             count = int(name.split("@")[1]) if "@" in name else current_threads
-            setups.append(Setup(name, config["model"], count, per_utterance=False, lr=lr))
+            setups.append(Setup(name, config["model"], count, per_utterance=False, lr=lr, perturbation=perturbation))
         else:
             raise SystemExit(f"unknown setup {name!r}: baseline, current, baseline@THREADS or current@THREADS")
     return setups
@@ -177,7 +221,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch
-    from allennlp.data import Batch, Vocabulary
+    from allennlp.data import Vocabulary
 
     import srcframework  # noqa: F401  (registrations)
     from srcframework.jobs.synthesis import synthesize_questions
@@ -195,21 +239,18 @@ def main() -> None:
     vocab = Vocabulary()
     load_before = os.getloadavg()
     for index, instances in enumerate(batches):
-        batch = Batch(instances)
-        batch.index_instances(vocab)
-        tensors = batch.as_tensor_dict()
         seconds = sum(i["metadata"]["duration"] for i in instances)
         measured = index >= args.warmup
         shift = index % len(setups)
         for setup in setups[shift:] + setups[:shift]:
             if measured and args.profile:
                 with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
-                    wall, cpu, loss = setup.step(tensors)
+                    wall, cpu, loss = setup.step(instances, vocab)
                 for event in profiler.key_averages():
                     calls, total = setup.operators.get(event.key, (0, 0.0))
                     setup.operators[event.key] = (calls + event.count, total + event.self_cpu_time_total / 1e6)
             else:
-                wall, cpu, loss = setup.step(tensors)
+                wall, cpu, loss = setup.step(instances, vocab)
             print(f"batch {index + 1} ({'measured' if measured else 'warm-up'}), {setup.name} ({setup.threads} threads): "
                   f"{len(instances)} utterances, {seconds:.1f} s of audio, wall {wall:.2f} s, cpu {cpu:.2f} s, loss {loss:.3f}",
                   flush=True)
