@@ -9,7 +9,9 @@ per-question predictions (a rerun runs no model and gives the same numbers for t
 - `cross_comparisons` (where the study names `comparisons`): one pair against another across sets,
   over the question ids both hold, one Holm family;
 - each pair with two or more countries: `low`/`high` of its `f1_range`, from the same draws as
-  its F1 interval, each country's F1 recomputed within each resample;
+  its F1 interval, each country's F1 recomputed within each resample; each pair with two or more
+  speakers (voices): `f1_range_by_speaker`, the best voice's F1 minus the worst's, with its
+  interval drawn the same way;
 - `examples`: up to `examples` flips of each direction for each noisy pair;
 - `statistics`: how all of the above was computed.
 
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 from srcframework.metrics.statistics import CONFIDENCE, PERMUTATIONS, Resampler, family_plan
+from srcframework.reports.accent import f1_range
 from srcframework.studies.error_analysis import breakdowns, flip_examples, flips
 from srcframework.studies.question_scores import PairScores
 from srcframework.studies.robustness import robustness
@@ -109,6 +112,10 @@ def add_analysis(
         spread = f1_range_interval(mine, resampler) if pair.get("f1_range") else None
         if spread is not None:
             pair["f1_range"] = dict(pair["f1_range"], low=spread[0], high=spread[1])
+        voices = f1_range(pair.get("by_speaker") or {})
+        if voices is not None:
+            spread = f1_range_interval(mine, resampler, "speaker")
+            pair["f1_range_by_speaker"] = voices if spread is None else dict(voices, low=spread[0], high=spread[1])
         reference = pair["reference"]
         if reference:
             clean = scores[(pair["model"], reference)]

@@ -28,7 +28,7 @@ from srcframework.studies.tables import markdown_table, results_tables
 DEFAULT_TABLES = ("em_f1", "robustness", "f1_by_seed", "training", "f1_by_country", "question_noise")
 TABLE_NAMES = (
     "em_f1", "robustness", "f1_by_seed", "training", "drop_tests", "model_comparisons", "cross_comparisons",
-    "f1_by_country", "f1_by_gender",
+    "f1_by_country", "f1_by_gender", "f1_by_speaker",
     "question_noise", "wer_by_country", "flips", "f1_by_question_type", "f1_by_length", "f1_by_wer_bucket",
 )
 OPENING = re.compile(r"^<!-- results:(?P<name>[A-Za-z0-9_.-]+)(?P<options>(?: [a-z_]+=[^ ]*)*) -->$", re.MULTILINE)

@@ -32,27 +32,29 @@ def pair_intervals(scores: PairScores, resampler: Resampler) -> dict:
     return {"em_low": em_low, "em_high": em_high, "f1_low": f1_low, "f1_high": f1_high}
 
 
-def question_countries(scores: PairScores) -> List[Optional[str]]:
-    """The speaker's country of each question of a pair (in the order of its ids), None where the
-    record has none: the grouping of the pair's `by_country` (`reports/accent.py`)."""
+def question_groups(scores: PairScores, key: str = "country") -> List[Optional[str]]:
+    """The `key` group (`country`, `speaker`, ...) of each question of a pair (in the order of its
+    ids), None where the record has none: the grouping of the pair's `by_<key>`
+    (`reports/accent.py`)."""
     found: List[Optional[str]] = []
     for qid in scores.ids:
-        value = ((scores.records.get(qid) or {}).get("groups") or {}).get("country")
+        value = ((scores.records.get(qid) or {}).get("groups") or {}).get(key)
         found.append(None if value is None or str(value) == "" else str(value))
     return found
 
 
-def f1_range_interval(scores: PairScores, resampler: Resampler) -> Optional[Tuple[float, float]]:
-    """`(low, high)`: the bootstrap interval of the pair's F1 range (best country's F1 minus the
-    worst's) from the resampler's draws of the pair's questions (paragraphs, and a model's seeds),
-    each country's F1 recomputed within each resample. A resample that draws no question of a
-    country ranges over the countries it drew; one that draws under two countries is left out.
-    None under two countries (or where no resample draws two)."""
-    countries = question_countries(scores)
-    names = sorted({name for name in countries if name is not None})
+def f1_range_interval(scores: PairScores, resampler: Resampler, key: str = "country") -> Optional[Tuple[float, float]]:
+    """`(low, high)`: the bootstrap interval of the pair's F1 range over its `key` groups (the best
+    country's F1 minus the worst's; with `key="speaker"`, the best voice's minus the worst's) from
+    the resampler's draws of the pair's questions (paragraphs, and a model's seeds), each group's F1
+    recomputed within each resample. A resample that draws no question of a group ranges over the
+    groups it drew; one that draws under two groups is left out. None under two groups (or where
+    no resample draws two)."""
+    groups = question_groups(scores, key)
+    names = sorted({name for name in groups if name is not None})
     if len(names) < 2:
         return None
-    where = np.asarray(countries, dtype=object)
+    where = np.asarray(groups, dtype=object)
     means = np.stack([resampler.means(scores.ids, scores.f1_by_seed, scores.model, where == name) for name in names])
     drawn = ~np.isnan(means)
     usable = drawn.sum(axis=0) >= 2

@@ -365,6 +365,13 @@ def _f1_range(spread: Optional[dict]) -> Any:
     return Estimate(spread["value"], spread["low"], spread["high"])
 
 
+RANGE_NOTES = {
+    "country": "F1 range: the best country's F1 minus the worst's",
+    "speaker": "F1 range: the best voice's F1 minus the worst's (speakers.tsv of the spoken folder names each voice; "
+               "where voices are dealt over the questions, each voice reads other questions)",
+}
+
+
 def _groups_table(results: dict, key: str, name: str, title: str, with_range: bool) -> Table:
     pairs = [pair for pair in results["pairs"] if pair.get(f"by_{key}")]
     values = sorted({value for pair in pairs for value in pair[f"by_{key}"]})
@@ -374,12 +381,12 @@ def _groups_table(results: dict, key: str, name: str, title: str, with_range: bo
         row = [pair["model"], pair["set"]] + [groups[v]["f1"] if v in groups else None for v in values]
         counts.append([None, None] + [(groups.get(v) or {}).get("count") for v in values])
         if with_range:
-            row.append(_f1_range(pair.get("f1_range")))
+            row.append(_f1_range(pair.get("f1_range" if key == "country" else f"f1_range_by_{key}")))
             counts[-1].append(None)
         rows.append(row)
     header = ["Model", "Test set"] + values + (["F1 range"] if with_range else [])
-    notes = ["F1 range: the best country's F1 minus the worst's; its interval redraws the pair's resamples (the "
-             "same draws as its F1 interval) and takes the best and worst country's F1 within each."] if with_range else []
+    notes = [RANGE_NOTES[key] + "; its interval redraws the pair's resamples (the same draws as its F1 interval) "
+             "and takes the best and the worst group's F1 within each."] if with_range else []
     return Table(name, title, header, rows, 2, None, notes, counts)
 
 
@@ -416,6 +423,7 @@ def results_tables(results: dict) -> List[Table]:
         cross_comparisons_table(results),
         _groups_table(results, "country", "f1_by_country", "F1 by country", with_range=True),
         _groups_table(results, "gender", "f1_by_gender", "F1 by gender", with_range=False),
+        _groups_table(results, "speaker", "f1_by_speaker", "F1 by voice", with_range=True),
         question_noise_table(results),
         wer_by_country_table(results),
         flips_table(results),

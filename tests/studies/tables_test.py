@@ -30,8 +30,8 @@ def pair(results, model, test_set):
 
 def test_tables_follow_the_papers_layouts(results):
     tables = {table.name: table for table in results_tables(results)}
-    assert list(tables) == ["em_f1", "drop_tests", "model_comparisons", "f1_by_country", "f1_by_gender", "question_noise",
-                            "wer_by_country", "flips", "f1_by_question_type", "f1_by_length", "f1_by_wer_bucket"]
+    assert list(tables) == ["em_f1", "drop_tests", "model_comparisons", "f1_by_country", "f1_by_gender", "f1_by_speaker",
+                            "question_noise", "wer_by_country", "flips", "f1_by_question_type", "f1_by_length", "f1_by_wer_bucket"]
     em_f1 = tables["em_f1"]
     assert em_f1.flat_header()[:9] == [
         "Test set", "Interface", "Kind", "tiny EM", "tiny F1", "tiny ΔF1", "twin EM", "twin F1", "twin ΔF1",
@@ -59,6 +59,18 @@ def test_tables_follow_the_papers_layouts(results):
     spread = accent["f1_range"]
     assert row[6] == Estimate(spread["value"], spread["low"], spread["high"])
     assert spread["low"] <= spread["value"] <= spread["high"]
+    # the same over voices: each speaker's F1 and the best voice's minus the worst's, with its interval
+    voices = tables["f1_by_speaker"]
+    speakers = sorted(accent["by_speaker"])
+    assert len(speakers) >= 2 and voices.header == ["Model", "Test set"] + speakers + ["F1 range"]
+    row = next(r for r in voices.rows if r[:2] == ["twin", "accent"])
+    assert row[2:-1] == [accent["by_speaker"][s]["f1"] for s in speakers]
+    spread = accent["f1_range_by_speaker"]
+    f1s = [accent["by_speaker"][s]["f1"] for s in speakers]
+    assert spread["value"] == pytest.approx(max(f1s) - min(f1s))
+    assert row[-1] == Estimate(spread["value"], spread["low"], spread["high"])
+    assert spread["low"] <= spread["value"] <= spread["high"]
+    assert "best voice's F1 minus the worst's" in voices.notes[0]
     noisy = [r[0] for r in tables["question_noise"].rows if r[0] != "clean"]
     assert noisy == ["accent", "accent_audio_like (via accent)", "keyboard"]
     wer = tables["wer_by_country"].rows[0]
@@ -68,7 +80,7 @@ def test_tables_follow_the_papers_layouts(results):
 def test_tables_without_rows_are_left_out(results):
     plain = copy.deepcopy(results)
     for item in plain["pairs"]:
-        item.update(by_country={}, by_gender={}, f1_range=None, drop_test=None, flips=None, by_question_type={},
+        item.update(by_country={}, by_gender={}, by_speaker={}, f1_range=None, drop_test=None, flips=None, by_question_type={},
                     by_length={}, by_wer_bucket={})
     for item in plain["test_sets"]:
         item["question_noise"] = None
@@ -129,7 +141,7 @@ def test_csv_has_a_row_per_pair_and_group_at_full_precision(results):
 
 def test_tex_tables_are_balanced_and_escaped(results):
     tex = results_tex(results)
-    assert tex.count(r"\begin{table}") == 11 == tex.count(r"\end{tabular}")
+    assert tex.count(r"\begin{table}") == 12 == tex.count(r"\end{tabular}")
     for block in re.findall(r"\\begin\{tabular\}\{([lr]+)\}(.*?)\\end\{tabular\}", tex, re.S):
         columns, body = block
         for line in body.strip().splitlines():
