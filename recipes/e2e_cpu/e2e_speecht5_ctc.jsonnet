@@ -14,8 +14,10 @@
 // never trained on them), so no test set chooses anything, and trains until the validation F1 has
 // not improved for 3 epochs (one pass), at most 15; the archive holds the best epoch on that
 // validation. e2e_speecht5_ctc_finetune.jsonnet then fine-tunes the whole model from it. From the
-// repository root, after the pretraining (`bash recipes/e2e_cpu/run.sh e2e` runs both):
-//   allennlp train recipes/e2e_cpu/e2e_speecht5_ctc.jsonnet -s runs/e2e_speecht5_ctc
+// repository root, after the pretraining (`bash recipes/e2e_cpu/run.sh e2e` runs both stages for
+// each seed of E2E_SEEDS):
+//   SEED=1 allennlp train recipes/e2e_cpu/e2e_speecht5_ctc.jsonnet -s runs/e2e_speecht5_ctc_s1
+// SEED (default 1) seeds the run's random, numpy and torch generators and its perturbation draws.
 // The encoder folder is SERIALIZATION_DIR/speecht5_ctc of the pretraining; another one:
 // -o '{"model.question_encoder.model_name": "FOLDER"}'.
 local e2e = import '../../training_configs/lib/e2e.libsonnet';
@@ -23,11 +25,15 @@ local bidaf = import '../../training_configs/lib/bidaf.libsonnet';
 local init_run = std.extVar('E2E_TEXT_INIT_RUN');
 local init_weights = init_run + '/model_state_e' + std.extVar('E2E_TEXT_INIT_EPOCH') + '_b0.th';
 local split = 'runs/data/squad_dev_minus_xquad.json';
+local seed = std.parseInt(std.extVar('SEED'));
 
 {
+  random_seed: seed,
+  numpy_seed: seed,
+  pytorch_seed: seed,
   dataset_reader: e2e.reader(split, passage_length_limit=400, several_recordings=true) + {
     audio_perturbation: e2e.audio_perturbation,
-    noise_seed: 1,
+    noise_seed: seed,
   },
   // the held-out questions, each in the three voices that read it, unperturbed
   validation_dataset_reader: e2e.reader(split, several_recordings=true),

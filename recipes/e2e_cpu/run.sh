@@ -8,7 +8,7 @@
 #                                             # spoken XQuAD by the training voices and by the 4 held-out voices
 #   bash recipes/e2e_cpu/run.sh pretrain      # the CTC SpeechT5 (runs/speecht5_ctc)
 #   bash recipes/e2e_cpu/run.sh text          # the text BiDAF the e2e model starts from (the robust-training recipe's clean twin, seed 1)
-#   bash recipes/e2e_cpu/run.sh e2e           # the end-to-end model: encoder frozen, then the whole model fine-tuned
+#   bash recipes/e2e_cpu/run.sh e2e           # the end-to-end model, each seed: encoder frozen, then the whole model
 #   bash recipes/e2e_cpu/run.sh transcribe    # spoken XQuAD by pocketsphinx (fast) and by the CTC SpeechT5
 #   bash recipes/e2e_cpu/run.sh study         # allennlp compare
 #   bash recipes/e2e_cpu/run.sh report        # results.json and the README table from the study
@@ -16,7 +16,8 @@
 # A step whose output is complete is skipped; synthesis and transcription resume from what they
 # wrote, a training from its last epoch, the study from its cached pairs. Each model goes into the
 # models folder under its card id (speecht5-ctc-small, bidaf-clean, e2e-speecht5-ctc), the id the
-# study names it by. WORKERS (default 2) synthesis, transcription and study workers.
+# study names it by (the end-to-end model's seed 1). WORKERS (default 2) synthesis, transcription
+# and study workers; E2E_SEEDS (default 1,2) the end-to-end model's seeds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source recipes/common.sh
@@ -30,6 +31,7 @@ SEEN=$SPOKEN/xquad_seen
 HELD_OUT=$SPOKEN/xquad_heldout
 PRETRAIN=runs/speecht5_ctc
 E2E=runs/e2e_speecht5_ctc
+E2E_SEEDS=${E2E_SEEDS:-1,2}
 CLEAN=runs/robust_training/bidaf_clean_s1
 TEXT=${E2E_TEXT_INIT_RUN:-$CLEAN}
 
@@ -99,10 +101,13 @@ step_text() {
 step_e2e() {
   need "$PRETRAIN/speecht5_ctc" "run the pretrain step first"
   need "$TEXT/model.tar.gz" "run the text step first"
-  # each stage until its validation F1 on the held-out articles stops improving
-  train "$RECIPE/e2e_speecht5_ctc.jsonnet" "$E2E"
-  E2E_FROZEN_RUN=$E2E train "$RECIPE/e2e_speecht5_ctc_finetune.jsonnet" "${E2E}_finetune"
-  install_model e2e-speecht5-ctc "${E2E}_finetune/model.tar.gz"
+  # each stage until its validation F1 on the held-out articles stops improving, for each seed
+  local seed
+  for seed in ${E2E_SEEDS//,/ }; do
+    SEED=$seed train "$RECIPE/e2e_speecht5_ctc.jsonnet" "${E2E}_s$seed"
+    SEED=$seed E2E_FROZEN_RUN=${E2E}_s$seed train "$RECIPE/e2e_speecht5_ctc_finetune.jsonnet" "${E2E}_finetune_s$seed"
+  done
+  install_model e2e-speecht5-ctc "${E2E}_finetune_s1/model.tar.gz"
 }
 
 transcribe() {  # folder, output name, recognizer
@@ -123,7 +128,8 @@ step_transcribe() {
 
 step_study() {
   need "$(installed bidaf-clean)" "run the text step first"
-  need "$(installed e2e-speecht5-ctc)" "run the e2e step first"
+  local seed
+  for seed in ${E2E_SEEDS//,/ }; do need "${E2E}_finetune_s$seed/model.tar.gz" "run the e2e step first"; done
   need "$HELD_OUT/transcripts_speecht5_ctc.json" "run the transcribe step first"
   say "study -> $OUT/study"
   allennlp compare "$RECIPE/study.jsonnet" -o "$OUT/study" --workers "$WORKERS"
@@ -131,7 +137,7 @@ step_study() {
 
 step_status() {
   summary "$SPLIT" "$TRAIN9/fid2qid_train.csv" "$TRAIN9/fid2qid_train_1.csv" "$SEEN/fid2qid_dev.csv" \
-    "$HELD_OUT/fid2qid_dev.csv" "$PRETRAIN/model.tar.gz" "$TEXT/model.tar.gz" "$E2E/model.tar.gz" "${E2E}_finetune/model.tar.gz" \
+    "$HELD_OUT/fid2qid_dev.csv" "$PRETRAIN/model.tar.gz" "$TEXT/model.tar.gz" "$E2E"{,_finetune}_s{1,2}/model.tar.gz \
     "$(installed speecht5-ctc-small)" "$(installed bidaf-clean)" "$(installed e2e-speecht5-ctc)" \
     "$SPOKEN"/xquad_{seen,heldout}/transcripts_{pocketsphinx,speecht5_ctc}.json "$OUT/study/results.json" "$RECIPE/results.json"
 }

@@ -16,7 +16,7 @@ def evaluate(name: str, **overrides) -> dict:
 
 
 def test_study_parses_with_both_voice_groups_floor_and_ceiling(install_tiny):
-    installed = install_tiny("bidaf-clean", "e2e-speecht5-ctc")
+    installed = install_tiny("bidaf-clean")
     study = load_study(str(RECIPE / "study.jsonnet"), ext_vars=dict(DEFAULTS), require_files=False)
     assert list(study.models) == ["bidaf", "e2e"]
     assert study.models["e2e"].input == "audio" and study.models["bidaf"].input == "text"
@@ -35,9 +35,9 @@ def test_study_parses_with_both_voice_groups_floor_and_ceiling(install_tiny):
         assert study.reference_of(f"cascade_a_{group}") == "typed"
     assert study.test_sets["typed"].is_clean and study.test_sets["typed"].data.endswith("xquad/xquad.en.json")
     assert study.test_sets["blind"].original == study.test_sets["typed"].data
-    # the models by card id: the text BiDAF the e2e model started from, and the e2e model
+    # the text BiDAF the e2e model started from by card id; the e2e model by its seeds' runs
     assert study.models["bidaf"].archive == installed["bidaf-clean"]
-    assert study.models["e2e"].archive == installed["e2e-speecht5-ctc"]
+    assert study.models["e2e"].archives == tuple(f"runs/e2e_speecht5_ctc_finetune_s{s}/model.tar.gz" for s in (1, 2))
     # paired tests across sets over the same questions: e2e against both cascades in each group,
     # and seen against held-out voices
     pairs = {c.name: (c.first, c.second) for c in study.comparisons}
@@ -101,6 +101,15 @@ def test_e2e_config_loads_the_pretrained_folder_frozen_and_stops_on_validation()
 
     assert re.fullmatch(regex, "span_head.similarity.weight") and re.fullmatch(regex, "context_encoder.highway._layers.0.bias")
     assert not re.fullmatch(regex, "question_encoder.projection.weight")
+
+
+def test_e2e_stages_are_seeded_by_seed():
+    for name in ("e2e_speecht5_ctc.jsonnet", "e2e_speecht5_ctc_finetune.jsonnet"):
+        one, two = evaluate(name, SEED="1"), evaluate(name, SEED="2")
+        assert [two[k] for k in ("random_seed", "numpy_seed", "pytorch_seed")] == [2, 2, 2]
+        assert one["dataset_reader"]["noise_seed"] != two["dataset_reader"]["noise_seed"]
+    frozen, tuned = evaluate("e2e_speecht5_ctc.jsonnet", SEED="2"), evaluate("e2e_speecht5_ctc_finetune.jsonnet", SEED="2")
+    assert frozen["dataset_reader"]["noise_seed"] != tuned["dataset_reader"]["noise_seed"]
 
 
 def test_finetune_config_unfreezes_the_encoder_from_the_frozen_runs_archived_epoch():
