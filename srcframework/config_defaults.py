@@ -53,7 +53,8 @@ DEFAULTS = {
     # the text BiDAF that initialises it: the robust-training recipe's clean twin (seed 1)
     "E2E_TEXT_INIT_RUN": "runs/robust_training/bidaf_clean_s1",
     "E2E_TEXT_INIT_EPOCH": "6",
-    "E2E_FROZEN_RUN": "runs/e2e_speecht5_ctc_s1",
+    # '' (default): the first stage of the same SEED (runs/e2e_speecht5_ctc_s<SEED>)
+    "E2E_FROZEN_RUN": "",
     # the seeds of the end-to-end model's two stages (recipes/e2e_cpu: run.sh and its study)
     "E2E_SEEDS": "1,2",
     "SRC_TRANSCRIPTS": "runs/squad_src/transcripts.json",

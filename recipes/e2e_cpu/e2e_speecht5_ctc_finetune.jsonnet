@@ -6,11 +6,13 @@
 // the held-out articles has not improved for 3 epochs (one pass), at most 15; the archive holds
 // the best epoch on that validation. This is the model the study compares (card
 // e2e-speecht5-ctc). From the repository root, after the first stage:
-//   SEED=1 E2E_FROZEN_RUN=runs/e2e_speecht5_ctc_s1 \
-//     allennlp train recipes/e2e_cpu/e2e_speecht5_ctc_finetune.jsonnet -s runs/e2e_speecht5_ctc_finetune_s1
+//   SEED=1 allennlp train recipes/e2e_cpu/e2e_speecht5_ctc_finetune.jsonnet -s runs/e2e_speecht5_ctc_finetune_s1
+// E2E_FROZEN_RUN names another first-stage run (default: runs/e2e_speecht5_ctc_s<SEED>).
 local frozen = import 'e2e_speecht5_ctc.jsonnet';
 local bidaf = import '../../training_configs/lib/bidaf.libsonnet';
-local run = std.extVar('E2E_FROZEN_RUN');
+local seed = std.extVar('SEED');
+// by default the first stage of the same seed
+local run = if std.extVar('E2E_FROZEN_RUN') == '' then 'runs/e2e_speecht5_ctc_s' + seed else std.extVar('E2E_FROZEN_RUN');
 
 frozen + {
   vocabulary: { type: 'from_files', directory: run + '/vocabulary' },
@@ -21,7 +23,7 @@ frozen + {
     },
   },
   // other perturbation draws than the first stage's
-  dataset_reader+: { noise_seed: 100 + std.parseInt(std.extVar('SEED')) },
+  dataset_reader+: { noise_seed: 100 + std.parseInt(seed) },
   trainer: bidaf.trainer(epochs=15, lr=0.0005, checkpoint='best') + {
     patience: 3,
     checkpointer: { keep_most_recent_by_count: 2 },

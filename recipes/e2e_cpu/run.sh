@@ -70,9 +70,8 @@ step_speech() {
     synthesize "$SPLIT" "$TRAIN9" "training-$i" "$split" "$i"
   done
   # the articles the text configs hold out (share 0.1, seed 0) validate, so the text BiDAF that starts
-  # the e2e model never trained on them; the e2e model reads one voice a question
+  # the e2e model never trained on them
   split_ids "$TRAIN9/fid2qid_train.csv"
-  split_ids "$TRAIN9/fid2qid_train_1.csv" --per-question 1
   # spoken XQuAD: the nine training voices dealt over the questions, and the four held-out voices
   # (flite rms; Festival, an engine no training voice uses) dealt over them
   synthesize "$DATA/xquad/xquad.en.json" "$SEEN" training dev 0
@@ -105,9 +104,10 @@ step_e2e() {
   local seed
   for seed in ${E2E_SEEDS//,/ }; do
     SEED=$seed train "$RECIPE/e2e_speecht5_ctc.jsonnet" "${E2E}_s$seed"
-    SEED=$seed E2E_FROZEN_RUN=${E2E}_s$seed train "$RECIPE/e2e_speecht5_ctc_finetune.jsonnet" "${E2E}_finetune_s$seed"
+    SEED=$seed E2E_FROZEN_RUN="${E2E}_s$seed" train "$RECIPE/e2e_speecht5_ctc_finetune.jsonnet" "${E2E}_finetune_s$seed"
   done
-  install_model e2e-speecht5-ctc "${E2E}_finetune_s1/model.tar.gz"
+  # the first seed goes into the models folder under the card's id
+  install_model e2e-speecht5-ctc "${E2E}_finetune_s${E2E_SEEDS%%,*}/model.tar.gz"
 }
 
 transcribe() {  # folder, output name, recognizer
@@ -136,8 +136,10 @@ step_study() {
 }
 
 step_status() {
-  summary "$SPLIT" "$TRAIN9/fid2qid_train.csv" "$TRAIN9/fid2qid_train_1.csv" "$SEEN/fid2qid_dev.csv" \
-    "$HELD_OUT/fid2qid_dev.csv" "$PRETRAIN/model.tar.gz" "$TEXT/model.tar.gz" "$E2E"{,_finetune}_s{1,2}/model.tar.gz \
+  local seed runs=()
+  for seed in ${E2E_SEEDS//,/ }; do runs+=("${E2E}_s$seed/model.tar.gz" "${E2E}_finetune_s$seed/model.tar.gz"); done
+  summary "$SPLIT" "$TRAIN9/fid2qid_train.csv" "$SEEN/fid2qid_dev.csv" \
+    "$HELD_OUT/fid2qid_dev.csv" "$PRETRAIN/model.tar.gz" "$TEXT/model.tar.gz" "${runs[@]}" \
     "$(installed speecht5-ctc-small)" "$(installed bidaf-clean)" "$(installed e2e-speecht5-ctc)" \
     "$SPOKEN"/xquad_{seen,heldout}/transcripts_{pocketsphinx,speecht5_ctc}.json "$OUT/study/results.json" "$RECIPE/results.json"
 }

@@ -49,7 +49,7 @@ local ctc = import '../../training_configs/lib/speecht5_ctc.libsonnet';
   validation_data_loader: ctc.data_loader(32),
   trainer: {
     // until the held-out CER stops improving: 4 validations (4/3 of a pass) without a better one
-    // end the run; 60 epochs (20 passes, 33,900 updates of 16) are only a cap
+    // end the run; 60 epochs (20 passes, 31,140 updates of 16) are only a cap
     num_epochs: 60,
     patience: 4,
     grad_norm: 5.0,

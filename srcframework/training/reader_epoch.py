@@ -24,6 +24,8 @@ class _EpochTellingLoader:
         return len(self._loader)
 
     def __getattr__(self, name: str) -> Any:
+        if name == "_loader":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
         return getattr(self._loader, name)
 
 

@@ -110,6 +110,9 @@ def test_e2e_stages_are_seeded_by_seed():
         assert one["dataset_reader"]["noise_seed"] != two["dataset_reader"]["noise_seed"]
     frozen, tuned = evaluate("e2e_speecht5_ctc.jsonnet", SEED="2"), evaluate("e2e_speecht5_ctc_finetune.jsonnet", SEED="2")
     assert frozen["dataset_reader"]["noise_seed"] != tuned["dataset_reader"]["noise_seed"]
+    # the second stage starts from the first stage of its own seed unless told otherwise
+    [[_, init]] = tuned["model"]["initializer"]["regexes"]
+    assert init["weights_file_path"] == "runs/e2e_speecht5_ctc_s2/best.th"
 
 
 def test_finetune_config_unfreezes_the_encoder_from_the_frozen_runs_archived_epoch():
