@@ -52,5 +52,8 @@ local seed = std.parseInt(std.extVar('SEED'));
   trainer: bidaf.trainer(epochs=15, checkpoint='best') + {
     patience: 3,
     checkpointer: { keep_most_recent_by_count: 2 },
+    // one torch thread: faster than two on cores shared with another job
+    // (benchmarks/audio_encoder_step.py); OMP_NUM_THREADS overrides it
+    callbacks+: [{ type: 'torch_threads', threads: 1 }],
   },
 }

@@ -27,5 +27,6 @@ frozen + {
   trainer: bidaf.trainer(epochs=15, lr=0.0005, checkpoint='best') + {
     patience: 3,
     checkpointer: { keep_most_recent_by_count: 2 },
+    callbacks+: [{ type: 'torch_threads', threads: 1 }],
   },
 }

@@ -93,6 +93,7 @@ def test_e2e_config_loads_the_pretrained_folder_frozen_and_stops_on_validation()
     assert trainer["patience"] >= 2 and trainer["validation_metric"] == "+f1"
     assert {"type": "declared_checkpoint", "epoch": "best"} in trainer["callbacks"]
     assert {"type": "reader_epoch"} in trainer["callbacks"]
+    assert {"type": "torch_threads", "threads": 1} in trainer["callbacks"]
     # the context side and the head start from the text BiDAF's last epoch, with its vocabulary
     assert config["vocabulary"] == {"type": "from_files", "directory": "runs/robust_training/bidaf_clean_s1/vocabulary"}
     [[regex, init]] = config["model"]["initializer"]["regexes"]

@@ -18,8 +18,9 @@ class SpeechT5AudioEncoder(PretrainedAudioEncoder):
     The encoder weights are read from any SpeechT5 checkpoint (e.g. microsoft/speecht5_asr,
     saved as SpeechT5ForSpeechToText, whose keys start with `speecht5.encoder.`).
 
-    Padding does not change an utterance's encodings: the convolutions run on each utterance's
-    samples alone (their group normalisation would otherwise count the padding), padded frames
+    Padding does not change an utterance's encodings: the convolutions give each utterance the
+    frames it gives alone (their group normalisation counts each utterance's own frames, where it
+    would otherwise count the padding; `PretrainedAudioEncoder`), padded frames
     are zeroed before the positional convolution, and the transformer gets the frame mask. So an
     utterance encodes the same in any batch, up to float rounding. (Calling the prenet on the
     padded batch, as `SpeechT5EncoderWithSpeechPrenet.forward` does, lets the padding leak into

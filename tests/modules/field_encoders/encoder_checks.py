@@ -176,3 +176,20 @@ class AudioEncoderChecks(PretrainedEncoderChecks):
         for wrong in (0, 3):
             with pytest.raises(ConfigurationError, match="between 1 and 2"):
                 self.encoder_class(model_dir, num_layers=wrong)
+
+    def test_convolutions_run_batched_only_where_the_feature_encoder_trains(self, model_dir, monkeypatch):
+        from srcframework.modules.field_encoders import pretrained_audio
+
+        calls = []
+        for name in ("convolve_batched", "convolve_per_utterance"):
+            real = getattr(pretrained_audio, name)
+            monkeypatch.setattr(pretrained_audio, name, lambda *args, _real=real, _name=name: calls.append(_name) or _real(*args))
+        batch = audio_batch([900, 1400, 1100])
+        trained = self.encoder_class(model_dir, output_dim=12, freeze_feature_encoder=False).eval()
+        frozen = self.encoder_class(model_dir, output_dim=12, freeze_feature_encoder=True).eval()
+        with_grad, _ = trained.encode(batch)
+        frozen.encode(batch)
+        with torch.no_grad():
+            without_grad, _ = trained.encode(batch)
+        assert calls == ["convolve_batched", "convolve_per_utterance", "convolve_per_utterance"]
+        assert torch.allclose(with_grad, without_grad, atol=1e-5)  # either way, the same encodings
