@@ -13,8 +13,9 @@ An archive is found, in order:
 1. in the models folder, as `ID.tar.gz`: `$SRCFRAMEWORK_MODELS`, by default
    `~/.cache/srcframework/models` (`$XDG_CACHE_HOME/srcframework/models` where that is set). The
    recipes, or `allennlp models install ID`, copy what they train there;
-2. at the card's `archive_file` URL, through AllenNLP's `cached_path` (downloaded once, then
-   cached).
+2. at the card's `archive_file`: a URL, through AllenNLP's `cached_path` (downloaded once, then
+   cached), or a path in the repository (`models/ID.tar.gz`, relative to the folder above the
+   cards folder), for the archives released with the code.
 
 Otherwise `ModelArchiveNotFound` says, in one line, which command makes it. `SRCFRAMEWORK_MODELCARDS`
 names another cards folder.
@@ -166,19 +167,33 @@ def making(card: ModelCard) -> str:
     return f"`{usage.command}`" + (f" ({usage.time_here})" if usage.time_here else "")
 
 
+def released_file(card: ModelCard) -> Optional[str]:
+    """The card's `archive_file` as `cached_path` takes it: a URL or an absolute path as it is, a
+    relative path (an archive released in the repository, `models/ID.tar.gz`) from the folder
+    above the cards folder; None without one."""
+    where = card.model_usage.archive_file
+    if not where or "://" in where or os.path.isabs(where):
+        return where
+    return os.path.join(os.path.dirname(cards_folder()), where)
+
+
 def archive_status(card: ModelCard) -> Tuple[str, str]:
     """
     `(state, where)`: `installed` (the models folder's path), `built` (the recipe's output exists
-    but is not installed), `hosted` (the card's URL; whether it is downloaded yet is the cache's
-    business) or `missing` (the command that makes it).
+    but is not installed), `released` (an archive in the repository, which the card names by a
+    relative path), `hosted` (the card's URL or absolute path; whether it is downloaded yet is the
+    cache's business) or `missing` (the command that makes it).
     """
     usage = card.model_usage
     if os.path.isfile(installed_path(card.id)):
         return "installed", installed_path(card.id)
     if usage.output and os.path.isfile(usage.output):
         return "built", usage.output
-    if usage.archive_file:
-        return "hosted", usage.archive_file
+    where = released_file(card)
+    if where and where != usage.archive_file:  # a path in the repository
+        return ("released", where) if os.path.isfile(where) else ("missing", f"{where} is not there; {making(card)}")
+    if where:
+        return "hosted", where
     return "missing", making(card)
 
 
@@ -189,7 +204,7 @@ def archive_path(model_id: str) -> str:
     installed = installed_path(model_id)
     if os.path.isfile(installed):
         return installed
-    hosted = card.model_usage.archive_file
+    hosted = released_file(card)
     if hosted:
         try:
             return cached_path(hosted)

@@ -116,6 +116,26 @@ def test_a_hosted_copy_is_fetched_through_cached_path(places, tiny_archive, tmp_
         archive_path("hosted")
 
 
+def test_an_archive_released_in_the_repository_is_found_from_any_folder(places, tiny_archive, tmp_path, monkeypatch):
+    cards = tmp_path / "repo" / "modelcards"  # its parent stands for the repository root
+    cards.mkdir(parents=True)
+    monkeypatch.setenv("SRCFRAMEWORK_MODELCARDS", str(cards))
+    released = tmp_path / "repo" / "models" / "released.tar.gz"
+    tiny_card(cards, "released", "runs/nowhere/model.tar.gz", archive_file="models/released.tar.gz")
+    assert archive_status(model_card("released"))[0] == "missing"
+    with pytest.raises(ModelArchiveNotFound, match="'released'"):
+        archive_path("released")
+    released.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(tiny_archive, released)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert archive_status(model_card("released")) == ("released", str(released))
+    assert archive_path("released") == str(released)
+    answer = load_predictor("released").predict_json({"context": CONTEXT, "question": "When was the harbour of Velmont dredged?"})
+    assert answer["best_span_str"]
+
+
 def test_install_by_the_archive_a_card_declares(places, tiny_archive, tmp_path):
     models, cards = places
     tiny_card(cards, "tiny-bidaf", str(tiny_archive))

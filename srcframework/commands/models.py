@@ -4,7 +4,7 @@
   (or which command makes it);
 - `allennlp models install [ID] [--archive PATH]`: copies an archive (default: the card's recipe
   output; without ID, the card that declares PATH as its output) into the models folder;
-- `allennlp models path ID`: the archive's local path (fetched when only hosted), for scripts;
+- `allennlp models path ID`: the archive's local path (fetched when only hosted; a released archive's path in the repository), for scripts;
 - `allennlp models metrics ID [--results FILE]`: fills the card's figures from its recipe's results;
 - `allennlp models table`: the README's "Models" table, from the cards.
 """
