@@ -32,7 +32,7 @@ local ctc = import '../../training_configs/lib/speecht5_ctc.libsonnet';
 
 {
   dataset_reader: ctc.reader('runs/data/squad_dev_minus_xquad.json') + {
-    audio_perturbation: { speed: [0.9, 1.1], pitch: [-200, 200], gain_db: [-6, 6] },
+    audio_perturbation: ctc.audio_perturbation,
     noise_seed: 1,
   },
   validation_dataset_reader: ctc.reader('runs/data/squad_dev_minus_xquad.json'),

@@ -59,16 +59,23 @@ def by_epoch(folder, name="questions.jsonl"):
     return {epoch: sorted(rows) for epoch, rows in epochs.items()}
 
 
-def test_a_resumed_run_reads_what_a_straight_run_reads(tmp_path, monkeypatch):
+def straight_and_resumed(tmp_path, monkeypatch, config, stop_after: int):
+    """Trains `config()` straight through, and again stopped after epoch `stop_after` and resumed
+    with --recover (the questions read before the stop in before_the_stop.jsonl): the folders."""
     straight = tmp_path / "straight"
-    train_model(Params(noisy_config()), str(straight))
+    train_model(Params(config()), str(straight))
     resumed = tmp_path / "resumed"
-    monkeypatch.setenv(STOP, "1")
+    monkeypatch.setenv(STOP, str(stop_after))
     with pytest.raises(RuntimeError, match="stopped for the test"):
-        train_model(Params(noisy_config()), str(resumed))
+        train_model(Params(config()), str(resumed))
     monkeypatch.delenv(STOP)
     os.rename(resumed / "questions.jsonl", resumed / "before_the_stop.jsonl")
-    train_model(Params(noisy_config()), str(resumed), recover=True)
+    train_model(Params(config()), str(resumed), recover=True)
+    return straight, resumed
+
+
+def test_a_resumed_run_reads_what_a_straight_run_reads(tmp_path, monkeypatch):
+    straight, resumed = straight_and_resumed(tmp_path, monkeypatch, noisy_config, stop_after=1)
 
     want, before, after = by_epoch(straight), by_epoch(resumed, "before_the_stop.jsonl"), by_epoch(resumed)
     assert sorted(want) == [0, 1, 2, 3] and sorted(before) == [0, 1] and sorted(after) == [1, 2, 3]
@@ -109,15 +116,7 @@ def test_a_read_that_spans_epochs_keeps_its_epoch_when_resumed(tmp_path, monkeyp
         c["data_loader"]["batches_per_epoch"] = 2  # 6 of the 13-18 instances a read yields
         return c
 
-    straight = tmp_path / "straight"
-    train_model(Params(config()), str(straight))
-    resumed = tmp_path / "resumed"
-    monkeypatch.setenv(STOP, "2")
-    with pytest.raises(RuntimeError, match="stopped for the test"):
-        train_model(Params(config()), str(resumed))
-    monkeypatch.delenv(STOP)
-    os.rename(resumed / "questions.jsonl", resumed / "before_the_stop.jsonl")
-    train_model(Params(config()), str(resumed), recover=True)
+    straight, resumed = straight_and_resumed(tmp_path, monkeypatch, config, stop_after=2)
 
     want, after = by_epoch(straight), by_epoch(resumed)
     assert sorted(after) == [2, 3]

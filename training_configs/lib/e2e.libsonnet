@@ -27,10 +27,8 @@ local bidaf = import 'bidaf.libsonnet';
     },
   },
 
-  // training augmentation of the spoken questions (`squad_src` reader's `audio_perturbation`): each
-  // utterance's speed (tempo and pitch), pitch alone and volume, drawn from (noise_seed, epoch,
-  // file id) as it is read; give it to the training reader only
-  audio_perturbation:: { speed: [0.9, 1.1], pitch: [-200, 200], gain_db: [-6, 6] },
+  // the pretraining's perturbation of the spoken questions (training reader only)
+  audio_perturbation:: (import 'speecht5_ctc.libsonnet').audio_perturbation,
 
   // batches of questions with similar durations keep padding small
   data_loader(batch_size):: {

@@ -33,6 +33,11 @@
     seed: seed,
   },
 
+  // training augmentation of the spoken questions (`squad_src` reader's `audio_perturbation`): each
+  // utterance's speed (tempo and pitch), pitch alone and volume, drawn from (noise_seed, epoch,
+  // file id) as it is read; give it to the training reader only
+  audio_perturbation:: { speed: [0.9, 1.1], pitch: [-200, 200], gain_db: [-6, 6] },
+
   // the SQuAD-SRC-layout reader; contexts are read but unused (they index with an empty vocabulary);
   // each question comes once per voice that read it
   reader(squad_file=null):: {
