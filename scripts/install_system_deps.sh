@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Debian speech and translation engines used by the noise sources and synthesis commands:
-# flite, espeak-ng and Festival with three voices (TTS), apertium eng<->spa (MT), sox (audio tools), and headless chromium
+# flite, espeak-ng and Festival with three voices (TTS), apertium eng<->spa (MT), sox (audio tools), IRSTLM (word
+# language models for CTC beam decoding), and headless chromium
 # (renders the comparison report in its test).
 # Idempotent: does nothing when every tool is present already.
 set -euo pipefail
@@ -14,6 +15,7 @@ command -v text2wave >/dev/null || need+=(festival)
 command -v apertium >/dev/null || need+=(apertium)
 [ -d /usr/share/apertium/apertium-eng-spa ] || need+=(apertium-eng-spa)
 command -v sox >/dev/null || need+=(sox)
+[ -x /usr/lib/irstlm/bin/tlm ] || need+=(irstlm)
 command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 SUDO=""

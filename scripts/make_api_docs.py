@@ -68,12 +68,14 @@ COMPONENT_PAGES: Dict[str, Tuple[str, str, Tuple[str, ...]]] = {
     ),
     "api/speech.md": (
         "Speech engines",
-        "Synthesizers (text to speech), recognizers (speech to text) and translators, used by the "
+        "Synthesizers (text to speech), recognizers (speech to text), CTC decoders (a CTC recognizer's "
+        "`decoder`) and translators, used by the "
         "`asr` and `back_translation` noise sources, `allennlp synthesize-speech`, `allennlp "
         "transcribe` and `allennlp cascade`. See [Install](../install.md) for the Debian engines.",
         (
             "srcframework.speech.engines.SpeechSynthesizer",
             "srcframework.speech.engines.SpeechRecognizer",
+            "srcframework.speech.ctc_decoder.CtcDecoder",
             "srcframework.speech.engines.Translator",
         ),
     ),

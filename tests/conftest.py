@@ -58,3 +58,17 @@ def install_tiny(tmp_path, monkeypatch, tiny_archive):
         return {model_id: install(model_id, str(tiny_archive)) for model_id in model_ids}
 
     return install_as
+
+
+@pytest.fixture(scope="session")
+def squad_dev_lm(tmp_path_factory):
+    """A word trigram LM (ARPA) of the first 2,000 SQuAD v1.1 dev questions, estimated once per
+    test session by IRSTLM."""
+    from srcframework.data.squad_file import iter_questions
+    from srcframework.speech.word_lm import build_word_lm
+
+    squad = shared_file("squad/dev-v1.1.json")
+    questions = [q.question for _, q in zip(range(2000), iter_questions(squad))]
+    path = tmp_path_factory.mktemp("word_lm") / "questions.arpa"
+    build_word_lm(questions, str(path), order=3)
+    return str(path)

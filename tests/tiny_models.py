@@ -51,6 +51,23 @@ TINY_CTC_ENCODER = {
     "num_conv_pos_embeddings": 16,
     "num_conv_pos_embedding_groups": 4,
 }
+
+
+def save_tiny_ctc_recognizer(folder: Union[str, Path]) -> str:
+    """A tiny randomly initialised `speecht5_ctc` folder (seed 0; the CTC layer's weights scaled up
+    and its bias zeroed, so that frames disagree about their best character and decoding gives
+    more than blanks)."""
+    from srcframework.speech.speecht5_ctc_network import SpeechT5CtcNetwork
+
+    torch.manual_seed(0)
+    network = SpeechT5CtcNetwork.from_config(TINY_CTC_ENCODER)
+    with torch.no_grad():
+        network.head.weight.mul_(20.0)
+        network.head.bias.zero_()
+    network.save_pretrained(str(folder))
+    return str(folder)
+
+
 CTC_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ'"
 CTC_VOCAB = {"<pad>": 0, "<s>": 1, "</s>": 2, "<unk>": 3, "|": 4, **{c: i + 5 for i, c in enumerate(CTC_LETTERS)}}
 

@@ -7,9 +7,11 @@
 #   bash recipes/e2e_cpu/run.sh speech        # the split read by the 9 training voices (3 a question); the id maps;
 #                                             # spoken XQuAD by the training voices and by the 4 held-out voices
 #   bash recipes/e2e_cpu/run.sh pretrain      # the CTC SpeechT5 (runs/speecht5_ctc)
+#   bash recipes/e2e_cpu/run.sh lm            # a word trigram LM of the training questions; its beam decoder's
+#                                             # weights chosen by WER on the held-out articles' recordings
 #   bash recipes/e2e_cpu/run.sh text          # the text BiDAF the e2e model starts from (the robust-training recipe's clean twin, seed 1)
 #   bash recipes/e2e_cpu/run.sh e2e           # the end-to-end model, each seed: encoder frozen, then the whole model
-#   bash recipes/e2e_cpu/run.sh transcribe    # spoken XQuAD by pocketsphinx (fast) and by the CTC SpeechT5
+#   bash recipes/e2e_cpu/run.sh transcribe    # spoken XQuAD by pocketsphinx (fast) and by the CTC SpeechT5 (greedy; with the LM)
 #   bash recipes/e2e_cpu/run.sh study         # allennlp compare
 #   bash recipes/e2e_cpu/run.sh report        # results.json and the README table from the study
 #   bash recipes/e2e_cpu/run.sh status        # what is done
@@ -25,11 +27,14 @@ RECIPE=recipes/e2e_cpu
 OUT=runs/e2e_cpu
 WORKERS=${WORKERS:-2}
 SPLIT=runs/data/squad_dev_minus_xquad.json
+TRAIN_ARTICLES=runs/data/train_articles.json
 SPOKEN=runs/spoken_ctc
 TRAIN9=$SPOKEN/train9
 SEEN=$SPOKEN/xquad_seen
 HELD_OUT=$SPOKEN/xquad_heldout
 PRETRAIN=runs/speecht5_ctc
+LM=$OUT/questions_3gram.arpa
+TUNING=$OUT/lm_decoder.json
 E2E=runs/e2e_speecht5_ctc
 E2E_SEEDS=${E2E_SEEDS:-1,2}
 CLEAN=runs/robust_training/bidaf_clean_s1
@@ -40,7 +45,7 @@ step_data() {
   if [ -f "$SPLIT" ]; then say "skip $SPLIT: made"; return 0; fi
   mkdir -p runs/data
   python scripts/make_training_split.py --output "$SPLIT" \
-    --train runs/data/train_articles.json --validation runs/data/validation_articles.json
+    --train "$TRAIN_ARTICLES" --validation runs/data/validation_articles.json
 }
 
 synthesize() {  # SQuAD file, folder, voices (or a voice set), split, seed: one synthesis job, skipped once its map exists
@@ -84,6 +89,17 @@ step_pretrain() {
   install_model speecht5-ctc-small "$PRETRAIN/model.tar.gz"
 }
 
+step_lm() {
+  need "$PRETRAIN/speecht5_ctc" "run the pretrain step first"
+  mkdir -p "$OUT"
+  # the 8,308 training questions only: the held-out articles choose the decoder's weights, XQuAD nothing
+  if [ -f "$LM" ]; then say "skip $LM: built"; else allennlp word-lm "$TRAIN_ARTICLES" "$LM"; fi
+  if [ -f "$TUNING" ]; then say "skip $TUNING: tuned"; return 0; fi
+  say "tune the LM decoder on 600 recordings of the held-out articles"
+  allennlp tune-ctc-decoder "$TRAIN9" "$TUNING" --model "$PRETRAIN/speecht5_ctc" --language-model "$LM" \
+    --split heldout --squad "$SPLIT" --limit 600
+}
+
 step_text() {
   if [ "$TEXT" != "$CLEAN" ]; then
     need "$TEXT/model.tar.gz" "E2E_TEXT_INIT_RUN names a run that this recipe does not make"
@@ -118,11 +134,14 @@ transcribe() {  # folder, output name, recognizer
 }
 
 step_transcribe() {
-  need "$PRETRAIN/speecht5_ctc" "run the pretrain step first"
+  need "$TUNING" "run the lm step first"
   local folder
   for folder in "$SEEN" "$HELD_OUT"; do
     transcribe "$folder" pocketsphinx '{"type": "pocketsphinx", "preset": "fast"}'
     transcribe "$folder" speecht5_ctc "{\"type\": \"speecht5_ctc\", \"model_name\": \"$PRETRAIN/speecht5_ctc\"}"
+    transcribe "$folder" speecht5_ctc_lm "$(python -c 'import json, sys
+print(json.dumps({"type": "speecht5_ctc", "model_name": sys.argv[2], "decoder": json.load(open(sys.argv[1]))["decoder"]}))' \
+      "$TUNING" "$PRETRAIN/speecht5_ctc")"
   done
 }
 
@@ -130,7 +149,7 @@ step_study() {
   need "$(installed bidaf-clean)" "run the text step first"
   local seed
   for seed in ${E2E_SEEDS//,/ }; do need "${E2E}_finetune_s$seed/model.tar.gz" "run the e2e step first"; done
-  need "$HELD_OUT/transcripts_speecht5_ctc.json" "run the transcribe step first"
+  need "$HELD_OUT/transcripts_speecht5_ctc_lm.json" "run the transcribe step first"
   say "study -> $OUT/study"
   allennlp compare "$RECIPE/study.jsonnet" -o "$OUT/study" --workers "$WORKERS"
 }
@@ -139,15 +158,16 @@ step_status() {
   local seed runs=()
   for seed in ${E2E_SEEDS//,/ }; do runs+=("${E2E}_s$seed/model.tar.gz" "${E2E}_finetune_s$seed/model.tar.gz"); done
   summary "$SPLIT" "$TRAIN9/fid2qid_train.csv" "$SEEN/fid2qid_dev.csv" \
-    "$HELD_OUT/fid2qid_dev.csv" "$PRETRAIN/model.tar.gz" "$TEXT/model.tar.gz" "${runs[@]}" \
+    "$HELD_OUT/fid2qid_dev.csv" "$PRETRAIN/model.tar.gz" "$LM" "$TUNING" "$TEXT/model.tar.gz" "${runs[@]}" \
     "$(installed speecht5-ctc-small)" "$(installed bidaf-clean)" "$(installed e2e-speecht5-ctc)" \
-    "$SPOKEN"/xquad_{seen,heldout}/transcripts_{pocketsphinx,speecht5_ctc}.json "$OUT/study/results.json" "$RECIPE/results.json"
+    "$SPOKEN"/xquad_{seen,heldout}/transcripts_{pocketsphinx,speecht5_ctc,speecht5_ctc_lm}.json "$OUT/study/results.json" "$RECIPE/results.json"
 }
 
 case "${1:-all}" in
   data) step_data ;;
   speech) step_speech ;;
   pretrain) step_pretrain ;;
+  lm) step_lm ;;
   text) step_text ;;
   e2e) step_e2e ;;
   transcribe) step_transcribe ;;
@@ -158,6 +178,7 @@ case "${1:-all}" in
     step_data
     step_speech
     step_pretrain
+    step_lm
     step_text
     step_e2e
     step_transcribe
@@ -165,5 +186,5 @@ case "${1:-all}" in
     report "$OUT/study/results.json" "$RECIPE"
     step_status
     ;;
-  *) echo "usage: $0 [all|data|speech|pretrain|text|e2e|transcribe|study|report|status]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|data|speech|pretrain|lm|text|e2e|transcribe|study|report|status]" >&2; exit 2 ;;
 esac

@@ -9,6 +9,9 @@
 //                 twin, seed 1);
 // - cascade B:    the speecht5_ctc recognizer's transcripts (the same small SpeechT5 and its CTC
 //                 layer, greedy decoding), answered by the same BiDAF;
+// - cascade C:    the same recognizer with the `lexicon_beam` decoder (a word trigram LM of the
+//                 training questions; its weights chosen on the held-out articles' recordings),
+//                 answered by the same BiDAF;
 // - floor:        the same BiDAF on question-blind XQuAD (the `blank` noise source: every
 //                 question "?", since the readers refuse empty questions), which answers from the
 //                 context alone; the study generates it;
@@ -16,7 +19,7 @@
 // Two voice groups (srcframework.speech.voices): `seen` (the nine training voices, dealt over the
 // questions) and `held_out` (flite rms and three Festival voices, an engine no training voice
 // uses, dealt over the questions). Comparisons across sets pair the same questions: the e2e model
-// against cascades A and B in each group, and the e2e model and cascade B on seen against
+// against cascades A, B and C in each group, and the e2e model and cascade B on seen against
 // held-out voices (one Holm family). recipes/e2e_cpu/run.sh makes the
 // spoken folders and the transcripts, trains the models and installs them in the models folder
 // under their model card ids (bidaf-clean; e2e-speecht5-ctc, seed 1: `allennlp models`), then runs
@@ -70,6 +73,9 @@ local audio(folder, wer_from, order) = {
     ['cascade_b_' + group]: cascade(voice_groups[group], 'speecht5_ctc', 2)
     for group in std.objectFields(voice_groups)
   } + {
+    ['cascade_c_' + group]: cascade(voice_groups[group], 'speecht5_ctc_lm', 2)
+    for group in std.objectFields(voice_groups)
+  } + {
     // the e2e model's question noise is described by cascade B's WER on the same recordings
     ['spoken_' + group]: audio(voice_groups[group], 'cascade_b_' + group, 3)
     for group in std.objectFields(voice_groups)
@@ -80,7 +86,7 @@ local audio(folder, wer_from, order) = {
       second: { model: 'bidaf', set: 'cascade_' + cascade + '_' + group },
       label: 'end to end against cascade ' + std.asciiUpper(cascade) + ', ' + std.strReplace(group, '_', '-') + ' voices',
     }
-    for cascade in ['a', 'b']
+    for cascade in ['a', 'b', 'c']
     for group in std.objectFields(voice_groups)
   } + {
     e2e_seen_vs_held_out: {

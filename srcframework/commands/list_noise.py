@@ -1,5 +1,5 @@
 """`allennlp list-noise [NAME] [--json]`: the noise presets with their configs, and the registered
-noise sources, question encoders, recognizers, synthesizers and translators."""
+noise sources, question encoders, recognizers, CTC decoders, synthesizers and translators."""
 import argparse
 import inspect
 import json
@@ -11,6 +11,7 @@ from allennlp.common import Params, Registrable
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.noise.noise_source import NoiseSource
 from srcframework.noise.preset import PRESETS_FOLDER, preset_config, preset_description, preset_names, preset_path
+from srcframework.speech.ctc_decoder import CtcDecoder
 from srcframework.speech.engines import SpeechRecognizer, SpeechSynthesizer, Translator
 
 # (what they are called, their base class), in the order they are listed
@@ -18,6 +19,7 @@ KINDS: List[Tuple[str, type]] = [
     ("noise sources", NoiseSource),
     ("question and context encoders", FieldEncoder),
     ("speech recognizers", SpeechRecognizer),
+    ("CTC decoders", CtcDecoder),
     ("speech synthesizers", SpeechSynthesizer),
     ("translators", Translator),
 ]
@@ -29,7 +31,7 @@ class ListNoise(Subcommand):
         description = (
             "List the noise presets (usable as `--noise NAME`, or as {\"type\": \"preset\", \"name\": NAME} in a "
             "config) with their configs and resolved configs, then the registered noise sources, encoders, "
-            "speech recognizers, synthesizers and translators."
+            "speech recognizers, CTC decoders, synthesizers and translators."
         )
         subparser = parser.add_parser(
             self.name, description=description, help="List the noise presets and noise sources."

@@ -28,6 +28,7 @@ import torch
 
 from srcframework.common.conv_frames import convolve_batched, min_samples
 from srcframework.common.errors import InputError, InputFileNotFound
+from srcframework.speech.ctc_decoder import greedy_transcript
 
 BLANK = "<blank>"
 # id 0 is the CTC blank; then space, apostrophe, letters and digits
@@ -158,10 +159,5 @@ class SpeechT5CtcNetwork(torch.nn.Module):
 
     def greedy_decode(self, logits: torch.Tensor, mask: torch.Tensor) -> List[str]:
         """The best character of each real frame, repeats collapsed, blanks dropped, whitespace collapsed."""
-        best = logits.argmax(-1).cpu().tolist()
-        frames = mask.sum(-1).cpu().tolist()
-        transcripts = []
-        for row, length in zip(best, frames):
-            collapsed = [token for token, _ in itertools.groupby(row[:length]) if token != 0]
-            transcripts.append(" ".join("".join(self.characters[t] for t in collapsed).split()))
-        return transcripts
+        frames = mask.sum(-1).tolist()
+        return [greedy_transcript(row[:length], self.characters) for row, length in zip(logits.detach().cpu(), frames)]

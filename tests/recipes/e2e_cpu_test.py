@@ -21,13 +21,14 @@ def test_study_parses_with_both_voice_groups_floor_and_ceiling(install_tiny):
     assert list(study.models) == ["bidaf", "e2e"]
     assert study.models["e2e"].input == "audio" and study.models["bidaf"].input == "text"
     groups = ("seen", "held_out")
-    text_sets = {"typed", "blind"} | {f"cascade_{k}_{g}" for k in "ab" for g in groups}
+    text_sets = {"typed", "blind"} | {f"cascade_{k}_{g}" for k in "abc" for g in groups}
     audio_sets = {f"spoken_{g}" for g in groups}
     assert set(study.test_sets) == text_sets | audio_sets
     assert set(study.pairs) == {("bidaf", s) for s in text_sets} | {("e2e", s) for s in audio_sets}
     for group, folder in (("seen", "runs/spoken_ctc/xquad_seen/"), ("held_out", "runs/spoken_ctc/xquad_heldout/")):
         assert study.test_sets[f"cascade_a_{group}"].data == folder + "transcripts_pocketsphinx.json"
         assert study.test_sets[f"cascade_b_{group}"].data == folder + "transcripts_speecht5_ctc.json"
+        assert study.test_sets[f"cascade_c_{group}"].data == folder + "transcripts_speecht5_ctc_lm.json"
         assert study.test_sets[f"spoken_{group}"].data == folder + "fid2qid_dev.csv"
         assert study.test_sets[f"spoken_{group}"].wer_from == f"cascade_b_{group}"
         reader = study.test_sets[f"spoken_{group}"].dataset_reader
@@ -38,13 +39,14 @@ def test_study_parses_with_both_voice_groups_floor_and_ceiling(install_tiny):
     # the text BiDAF the e2e model started from by card id; the e2e model by its seeds' runs
     assert study.models["bidaf"].archive == installed["bidaf-clean"]
     assert study.models["e2e"].archives == tuple(f"runs/e2e_speecht5_ctc_finetune_s{s}/model.tar.gz" for s in (1, 2))
-    # paired tests across sets over the same questions: e2e against both cascades in each group,
+    # paired tests across sets over the same questions: e2e against the three cascades in each group,
     # and seen against held-out voices
     pairs = {c.name: (c.first, c.second) for c in study.comparisons}
     assert pairs["e2e_vs_cascade_a_held_out"] == (("e2e", "spoken_held_out"), ("bidaf", "cascade_a_held_out"))
     assert pairs["e2e_vs_cascade_b_seen"] == (("e2e", "spoken_seen"), ("bidaf", "cascade_b_seen"))
+    assert pairs["e2e_vs_cascade_c_held_out"] == (("e2e", "spoken_held_out"), ("bidaf", "cascade_c_held_out"))
     assert pairs["e2e_seen_vs_held_out"] == (("e2e", "spoken_seen"), ("e2e", "spoken_held_out"))
-    assert len(pairs) == 6
+    assert len(pairs) == 8
 
 
 def test_pretraining_config_reads_the_training_voices_perturbed_and_saves_the_encoder():

@@ -11,22 +11,12 @@ from srcframework.speech.flite import FliteSynthesizer
 from srcframework.speech.speecht5_ctc import SpeechT5CtcRecognizer
 from srcframework.speech.speecht5_ctc_network import CHARACTERS, SpeechT5CtcNetwork, pad_rows
 from tests.conftest import FIXTURES
-from tests.tiny_models import TINY_CTC_ENCODER as TINY_ENCODER
-
+from tests.tiny_models import save_tiny_ctc_recognizer
 
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):
-    """A tiny randomly initialised speecht5_ctc folder (head scaled up, so that frames disagree
-    about their best character and decoding gives more than blanks)."""
-    torch.manual_seed(0)
-    network = SpeechT5CtcNetwork.from_config(TINY_ENCODER)
-    with torch.no_grad():
-        network.head.weight.mul_(20.0)
-        network.head.bias.zero_()
-    folder = tmp_path_factory.mktemp("speecht5_ctc")
-    network.save_pretrained(str(folder))
-    return str(folder)
+    return save_tiny_ctc_recognizer(tmp_path_factory.mktemp("speecht5_ctc"))
 
 
 @pytest.fixture(scope="module")
@@ -107,3 +97,22 @@ def test_serves_the_asr_noise_source(checkpoint):
     }))
     noisy = noise.noise(["What is the capital of France?"], seed=0)
     assert len(noisy) == 1 and isinstance(noisy[0], str) and set(noisy[0]) <= set(CHARACTERS[1:])
+
+
+def test_decodes_with_a_word_lm_from_its_config(checkpoint, utterances, squad_dev_lm):
+    from srcframework.speech.ctc_lexicon_decoder import LexiconBeamCtcDecoder
+    from srcframework.speech.word_lm import arpa_words
+
+    recognizer = SpeechRecognizer.from_params(Params({
+        "type": "speecht5_ctc", "model_name": checkpoint,
+        "decoder": {"type": "lexicon_beam", "language_model": squad_dev_lm, "lm_weight": 2.0, "word_score": 1.0},
+    }))
+    assert isinstance(recognizer.decoder, LexiconBeamCtcDecoder)
+    waveform, rate = utterances[0]
+    scores = recognizer.log_probs([waveform, numpy.zeros(0, dtype=numpy.float32)], rate)
+    assert scores[0].size(1) == len(CHARACTERS) and scores[1].shape == (0, len(CHARACTERS))
+    assert torch.allclose(scores[0].exp().sum(-1), torch.ones(scores[0].size(0)), atol=1e-4)
+    transcripts = recognizer.transcribe([waveform, numpy.zeros(0, dtype=numpy.float32)], rate)
+    assert transcripts[1] == "" and transcripts[0].split()
+    assert set(transcripts[0].split()) <= set(arpa_words(squad_dev_lm))
+    assert transcripts == recognizer.decoder.decode(scores, CHARACTERS)
