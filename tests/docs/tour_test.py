@@ -3,7 +3,9 @@ read from README.md and run in order through the `allennlp` entry point, in a fo
 `srcframework/` and `training_configs/` are those of the repository. The only change is the size:
 the training gets one epoch on a hundred questions, the study fewer resamples (an archive keeps
 its validation reader, so that one is left whole)."""
+import contextlib
 import json
+import logging
 import os
 import shlex
 import sys
@@ -35,6 +37,28 @@ def expand(command: str, variables: dict) -> list:
     return shlex.split(command, comments=True)
 
 
+@contextlib.contextmanager
+def kept_logging():
+    """The logging state as it was before: AllenNLP's commands change it for the rest of the
+    process (`evaluate` and `predict` disable the `allennlp.common.params` logger, `train` gives the
+    root logger handlers that write into its serialization folder), which later tests would see."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    disabled = {name: logger.disabled for name, logger in logging.root.manager.loggerDict.items()
+                if isinstance(logger, logging.Logger)}
+    try:
+        yield
+    finally:
+        for handler in [h for h in root.handlers if h not in handlers]:
+            root.removeHandler(handler)
+            handler.close()
+        root.handlers[:0] = [h for h in handlers if h not in root.handlers]
+        root.setLevel(level)
+        for name, logger in logging.root.manager.loggerDict.items():
+            if isinstance(logger, logging.Logger):
+                logger.disabled = disabled.get(name, False)
+
+
 def run(words: list, capsys) -> str:
     """`allennlp WORDS...` in this process; its standard output."""
     assert words[0] == "allennlp", words
@@ -44,7 +68,8 @@ def run(words: list, capsys) -> str:
     sys.argv = argv
     try:
         capsys.readouterr()
-        allennlp_main(prog="allennlp")
+        with kept_logging():
+            allennlp_main(prog="allennlp")
     finally:
         sys.argv = old
     return capsys.readouterr().out
