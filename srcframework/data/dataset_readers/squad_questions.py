@@ -223,6 +223,9 @@ class SquadQuestionReader(DatasetReader):
             dataset, held_out = self._split_articles(dataset, excluded)
         else:  # another file than the training source (a test set): read whole
             excluded, held_out = set(), set()
+            if self.articles == "train":
+                logger.warning("%s is not the reader's source_file %s: it is read whole, and no articles are held out of it "
+                               "(set source_file to it to train on its training articles)", file_path, self.source_file)
         skipped: Counter = Counter()
         last_context, context_tokens = None, None
         kept = 0
