@@ -34,6 +34,7 @@ from allennlp.common.model_card import ModelCard, ModelUsage
 from srcframework import compat
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import atomic_output, read_json
+from srcframework.common.logs import params_not_logged
 
 MODELS_ENV = "SRCFRAMEWORK_MODELS"
 CARDS_ENV = "SRCFRAMEWORK_MODELCARDS"
@@ -136,7 +137,8 @@ def read_card(path: str) -> ModelCard:
     if unknown:
         raise InputError(f"{path}: model_usage has no field {unknown[0]!r}")
     try:
-        return ModelCard.from_params(Params(data), model_usage=RecipeUsage(**usage))
+        with params_not_logged():  # a card is read, not configured: its fields are not log lines
+            return ModelCard.from_params(Params(data), model_usage=RecipeUsage(**usage))
     except Exception as err:  # AllenNLP's ConfigurationError names an unknown or ill-typed key
         raise InputError(f"{path}: {' '.join(str(err).split())}") from None
 
@@ -167,14 +169,18 @@ def making(card: ModelCard) -> str:
     return f"`{usage.command}`" + (f" ({usage.time_here})" if usage.time_here else "")
 
 
-def released_file(card: ModelCard) -> Optional[str]:
-    """The card's `archive_file` as `cached_path` takes it: a URL or an absolute path as it is, a
-    relative path (an archive released in the repository, `models/ID.tar.gz`) from the folder
-    above the cards folder; None without one."""
-    where = card.model_usage.archive_file
+def repository_file(where: Optional[str]) -> Optional[str]:
+    """A path a card names: a URL or an absolute path as it is, a relative path (in the
+    repository: `models/ID.tar.gz`, `recipes/X/results.json`) from the folder above the cards
+    folder; None for None."""
     if not where or "://" in where or os.path.isabs(where):
         return where
     return os.path.join(os.path.dirname(cards_folder()), where)
+
+
+def released_file(card: ModelCard) -> Optional[str]:
+    """The card's `archive_file` as `cached_path` takes it (`repository_file`); None without one."""
+    return repository_file(card.model_usage.archive_file)
 
 
 def archive_status(card: ModelCard) -> Tuple[str, str]:

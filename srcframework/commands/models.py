@@ -6,7 +6,9 @@
   output; without ID, the card that declares PATH as its output) into the models folder;
 - `allennlp models path ID`: the archive's local path (fetched when only hosted; a released archive's path in the repository), for scripts;
 - `allennlp models metrics ID [--results FILE]`: fills the card's figures from its recipe's results;
-- `allennlp models table`: the README's "Models" table, from the cards.
+- `allennlp models table [--into README.md]`: the README's "Models" table, from the cards (and
+  their results files); `--into` writes it between the file's `<!-- models table -->` and
+  `<!-- /models table -->` lines.
 """
 import argparse
 import json
@@ -16,7 +18,7 @@ from allennlp.commands import Subcommand
 
 from srcframework.pretrained import CARDS_ENV, MODELS_ENV, archive_path, archive_status, cards_folder, install
 from srcframework.pretrained import model_cards, models_folder
-from srcframework.reports.model_cards import fill_metrics, models_table
+from srcframework.reports.model_cards import fill_metrics, models_table, table_into
 
 
 @Subcommand.register("models")
@@ -54,6 +56,8 @@ class Models(Subcommand):
         metrics.set_defaults(func=run_metrics)
 
         table = actions.add_parser("table", help="print the README's Models table")
+        table.add_argument("--into", metavar="MARKDOWN", help="write it between the file's <!-- models table --> "
+                                                              "and <!-- /models table --> lines instead")
         table.set_defaults(func=run_table)
         return subparser
 
@@ -104,6 +108,10 @@ def run_metrics(args: argparse.Namespace) -> str:
 
 
 def run_table(args: argparse.Namespace) -> str:
+    if args.into:
+        table = table_into(args.into, model_cards())
+        print(f"the models table ({len(model_cards())} models) -> {args.into}")
+        return table
     table = models_table(model_cards())
     print(table, end="")
     return table

@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 from srcframework.common.files import file_sha256, named_files, text_sha256, write_json_atomic
 from srcframework.common.journal import JournalWriter, read_journal
+from srcframework.common.logs import params_not_logged
 from srcframework.common.worker_pool import worker_results
 from srcframework.data.errors import DatasetError
 from srcframework.data.squad_file import load_squad_json
@@ -88,12 +89,8 @@ def _init_worker(noise_params: dict) -> None:
     global _WORKER_SOURCE
     # `make_challenge_set` built the same source first and AllenNLP logged its parameters then:
     # they are not logged again (in this process that would be inside the progress bar)
-    params_logger = logging.getLogger("allennlp.common.params")
-    disabled, params_logger.disabled = params_logger.disabled, True
-    try:
+    with params_not_logged():
         _WORKER_SOURCE = NoiseSource.from_params(Params(copy.deepcopy(noise_params)))
-    finally:
-        params_logger.disabled = disabled
 
 
 def _noise_batch(job: Tuple[List[Tuple[str, str]], int]) -> List[Tuple[str, str]]:

@@ -15,9 +15,9 @@ from typing import Dict, List, Optional, Tuple
 
 from allennlp.common.model_card import ModelCard
 
-from srcframework.common.errors import InputError
+from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import read_json, write_text_atomic
-from srcframework.pretrained import card_file, installed_path, model_card
+from srcframework.pretrained import card_file, installed_path, model_card, repository_file
 
 
 def _same_file(path: str, targets: List[str]) -> bool:
@@ -39,15 +39,18 @@ def find_archive(results: dict, card: ModelCard) -> Tuple[str, int, int]:
 
 
 def study_figures(results: dict, card: ModelCard) -> Tuple[str, List[dict]]:
-    """`(which archive, [{set, questions, em, f1, f1_drop}, ...])` of the card's model in a study."""
+    """`(which archive, [{set, interface, questions, em, f1, f1_drop}, ...])` of the card's model
+    in a study."""
     name, index, count = find_archive(results, card)
+    interfaces = {test_set.get("name"): test_set.get("interface") for test_set in results.get("test_sets", [])}
     rows = []
     for pair in results.get("pairs", []):
         if pair.get("model") != name:
             continue
         figures = pair["seeds"][index] if count > 1 else pair
-        rows.append({"set": pair["set"], "questions": pair.get("questions"), "em": figures["em"],
-                     "f1": figures["f1"], "f1_drop": figures.get("f1_drop")})
+        rows.append({"set": pair["set"], "interface": pair.get("interface") or interfaces.get(pair["set"]),
+                     "questions": pair.get("questions"), "em": figures["em"], "f1": figures["f1"],
+                     "f1_drop": figures.get("f1_drop")})
     which = f"model {name!r}" + (f", archive {index + 1} of {count}" if count > 1 else "")
     return which, rows
 
@@ -99,9 +102,28 @@ def _cell(text: Optional[str]) -> str:
     return " ".join(str(text or "").split()).replace("|", "\\|")
 
 
+def headline(card: ModelCard) -> Tuple[str, str]:
+    """`(clean F1, mean drop)` of the card's archive in its results file, as table cells: F1 on the
+    typed (`clean`) set, and the mean of clean F1 minus F1 over the noisy sets (those with a
+    reference set, question-blind floors left out). `-` for a figure the results lack; both
+    `not run yet` where the results file is not there."""
+    path = repository_file(card.model_usage.results)
+    if not path or not os.path.isfile(path):
+        return "not run yet", "not run yet"
+    results = read_json(path, f"model {card.id!r}: results file {path}")
+    if isinstance(results, dict) and "pairs" in results:
+        rows = study_figures(results, card)[1]
+        clean = [row["f1"] for row in rows if row["interface"] == "clean"]
+        drops = [row["f1_drop"] for row in rows if row["f1_drop"] is not None and row["interface"] not in ("clean", "none")]
+        return (f"{clean[0]:.1f}" if clean else "-"), (f"{sum(drops) / len(drops):.1f} ({len(drops)} sets)" if drops else "-")
+    if isinstance(results, dict) and isinstance(results.get("f1"), (int, float)):
+        return f"{100 * results['f1']:.1f}", "-"
+    return "-", "-"
+
+
 def models_table(cards: Dict[str, ModelCard]) -> str:
     """The README's "Models" table: one row per card, in id order."""
-    lines = ["| model | what it is | made by | time here | results |", "|---|---|---|---|---|"]
+    lines = ["| model | what it is | clean F1 | mean drop | made by | time here |", "|---|---|---:|---:|---|---|"]
     for model_id, card in sorted(cards.items()):
         usage = card.model_usage
         details = card.model_details
@@ -109,8 +131,25 @@ def models_table(cards: Dict[str, ModelCard]) -> str:
         made = f"`{usage.command}`" if usage.command else "-"
         if usage.recipe:
             made += f" ({usage.recipe})"
-        analyses = card.quantitative_analyses
-        results = analyses.unitary_results if analyses and analyses.unitary_results else "not run yet"
-        lines.append("| " + " | ".join([f"`{model_id}`", _cell(what), _cell(made), _cell(usage.time_here or "-"),
-                                         _cell(results)]) + " |")
+        clean, drop = headline(card)
+        lines.append("| " + " | ".join([f"`{model_id}`", _cell(what), clean, drop, _cell(made), _cell(usage.time_here or "-")]) + " |")
     return "\n".join(lines) + "\n"
+
+
+TABLE_START, TABLE_END = "<!-- models table -->", "<!-- /models table -->"
+
+
+def table_into(markdown_file: str, cards: Dict[str, ModelCard]) -> str:
+    """Writes `models_table(cards)` into `markdown_file` between its `<!-- models table -->` and
+    `<!-- /models table -->` lines; returns the table."""
+    try:
+        with open(markdown_file, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise InputFileNotFound(markdown_file) from None
+    start, end = text.find(TABLE_START + "\n"), text.find(TABLE_END)
+    if start < 0 or end < start:
+        raise InputError(f"{markdown_file}: no {TABLE_START} ... {TABLE_END} lines to write the models table between")
+    table = models_table(cards)
+    write_text_atomic(markdown_file, text[: start + len(TABLE_START) + 1] + table + text[end:])
+    return table

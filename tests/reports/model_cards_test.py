@@ -5,7 +5,7 @@ import pytest
 
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.pretrained import model_card, model_cards
-from srcframework.reports.model_cards import fill_metrics, models_table, results_text
+from srcframework.reports.model_cards import fill_metrics, headline, models_table, results_text, table_into
 from tests.conftest import ROOT
 
 
@@ -17,10 +17,11 @@ def study_results(archives):
                    {"name": "bidaf_augmented", "archive": archives[0], "archives": archives}],
         "pairs": [
             {"model": "bidaf", "set": "clean", "questions": 1190, "em": 40.0, "f1": 50.0, "f1_drop": None},
-            {"model": "bidaf_augmented", "set": "clean", "questions": 1190, "em": 41.0, "f1": 51.0, "f1_drop": None,
+            {"model": "bidaf_augmented", "set": "clean", "interface": "clean", "questions": 1190, "em": 41.0, "f1": 51.0,
+             "f1_drop": None,
              "seeds": [{"seed": 0, "archive": archives[0], "em": 42.04, "f1": 52.06, "f1_drop": None},
                        {"seed": 1, "archive": archives[1], "em": 40.0, "f1": 50.0, "f1_drop": None}]},
-            {"model": "bidaf_augmented", "set": "noiseqa_asr", "questions": 1190, "em": 31.0, "f1": 41.0,
+            {"model": "bidaf_augmented", "set": "noiseqa_asr", "interface": "asr", "questions": 1190, "em": 31.0, "f1": 41.0,
              "f1_drop": 10.0,
              "seeds": [{"seed": 0, "archive": archives[0], "em": 33.0, "f1": 44.0, "f1_drop": 8.06},
                        {"seed": 1, "archive": archives[1], "em": 29.0, "f1": 38.0, "f1_drop": 12.0}]},
@@ -87,10 +88,61 @@ def test_results_that_do_not_fit(cards, tmp_path):
 def test_models_table():
     table = models_table(model_cards())
     lines = table.splitlines()
-    assert lines[0] == "| model | what it is | made by | time here | results |"
+    assert lines[0] == "| model | what it is | clean F1 | mean drop | made by | time here |"
     assert len(lines) == 2 + len(model_cards())
     row = next(line for line in lines if line.startswith("| `bidaf-robust` |"))
     assert "`bash recipes/robust_training/run.sh data && bash recipes/robust_training/run.sh train-one " \
            "bidaf_augmented 1` (recipes/robust_training)" in row
-    assert row.endswith("| not run yet |") or "F1" in row
-    assert all(line.count(" | ") == 4 for line in lines[2:])
+    assert all(line.count(" | ") == 5 for line in lines[2:])
+    # the quickstart's committed results: clean F1, and the mean drop over its keyboard and misspelling sets
+    results = json.loads((ROOT / "recipes/quickstart/results.json").read_text())
+    pairs = {pair["set"]: pair for pair in results["pairs"]}
+    drop = (pairs["keyboard"]["f1_drop"] + pairs["misspelling"]["f1_drop"]) / 2
+    row = next(line for line in lines if line.startswith("| `bidaf-quickstart` |"))
+    assert f"| {pairs['clean']['f1']:.1f} | {drop:.1f} (2 sets) |" in row
+
+
+def test_headline_figures_of_a_study_leave_out_question_blind_floors(cards, tmp_path):
+    results = tmp_path / "results.json"
+    data = study_results(["runs/robust_training/bidaf_augmented_s1/model.tar.gz", "b.tar.gz"])
+    data["test_sets"] = [{"name": "clean", "interface": "clean"}, {"name": "noiseqa_asr", "interface": "asr"},
+                         {"name": "blank", "interface": "none"}, {"name": "keyboard", "interface": "keyboard"}]
+    seeds = lambda f1, drop: [{"em": 0.0, "f1": f1, "f1_drop": drop}, {"em": 0.0, "f1": 0.0, "f1_drop": 0.0}]
+    data["pairs"] += [  # interfaces from test_sets where a pair has none
+        {"model": "bidaf_augmented", "set": "blank", "em": 0.0, "f1": 5.0, "f1_drop": 45.0, "seeds": seeds(5.0, 47.06)},
+        {"model": "bidaf_augmented", "set": "keyboard", "em": 0.0, "f1": 40.0, "f1_drop": 11.0, "seeds": seeds(40.0, 12.06)},
+    ]
+    results.write_text(json.dumps(data))
+    card = json.loads((cards / "bidaf-robust.json").read_text())
+    card["model_usage"]["results"] = str(results)
+    (cards / "bidaf-robust.json").write_text(json.dumps(card))
+    # seed 1's figures: clean 52.06; drops 8.06 (asr) and 12.06 (keyboard), not the floor's 47.06
+    assert headline(model_card("bidaf-robust")) == ("52.1", "10.1 (2 sets)")
+    card["model_usage"]["results"] = str(tmp_path / "absent.json")
+    (cards / "bidaf-robust.json").write_text(json.dumps(card))
+    assert headline(model_card("bidaf-robust")) == ("not run yet", "not run yet")
+    metrics = tmp_path / "metrics.json"
+    metrics.write_text(json.dumps({"em": 0.5, "f1": 0.6234}))
+    card["model_usage"]["results"] = str(metrics)
+    (cards / "bidaf-robust.json").write_text(json.dumps(card))
+    assert headline(model_card("bidaf-robust")) == ("62.3", "-")
+
+
+def test_the_table_goes_between_its_markers(cards, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# Page\n\n<!-- models table -->\nold rows\n<!-- /models table -->\n\nafter\n")
+    table = table_into(str(page), model_cards())
+    assert page.read_text() == f"# Page\n\n<!-- models table -->\n{table}<!-- /models table -->\n\nafter\n"
+    assert table_into(str(page), model_cards()) == table and page.read_text().count("| model |") == 1
+    page.write_text("# no markers\n")
+    with pytest.raises(InputError, match="no <!-- models table --> ... <!-- /models table --> lines"):
+        table_into(str(page), model_cards())
+    with pytest.raises(InputFileNotFound):
+        table_into(str(tmp_path / "absent.md"), model_cards())
+
+
+def test_the_readme_table_is_the_cards_table():
+    """The README's Models table is `allennlp models table --into README.md`'s, never edited by hand."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text[text.index("<!-- models table -->\n") + len("<!-- models table -->\n"):text.index("<!-- /models table -->")]
+    assert block == models_table(model_cards()), "run `allennlp models table --into README.md`"
