@@ -60,12 +60,15 @@ need() {  # file or folder, what makes it: stops with one line when it is missin
   [ -e "$1" ] || { echo "missing $1: $2" >&2; exit 1; }
 }
 
-report() {  # results.json of a study, recipe folder: copies it into the recipe, fills its README
+report() {  # results.json of a study, recipe folder: copies it into the recipe, fills its README,
+  # the figures of the model cards that name it, and the top README's models table
   local results=$1 recipe=$2
   need "$results" "run the study step first"
   cp "$results" "$recipe/results.json" || return 1
   python -m srcframework.studies.markdown_into "$recipe/results.json" "$recipe/README.md" || return 1
-  say "results: $recipe/results.json and the table in $recipe/README.md (commit both)"
+  allennlp models metrics --all || return 1
+  allennlp models table --into README.md || return 1
+  say "results: $recipe/results.json, the table in $recipe/README.md, the model cards and README.md's models table (commit them)"
 }
 
 summary() {  # archive or output files...: what exists, and the time this run took

@@ -60,6 +60,8 @@ DEFAULTS = {
     # the seeds of the end-to-end model's two stages (recipes/e2e_cpu: run.sh and its study)
     "E2E_SEEDS": "1,2",
     "SRC_TRANSCRIPTS": "runs/squad_src/transcripts.json",
+    # '1' adds the text-question twin of the SQuAD-SRC end-to-end model (recipes/squad_src_paper)
+    "TEXT_TWIN": "0",
     # the cascade recipe (recipes/cascade): the text models its study answers transcripts with
     "CASCADE_MODELS": "bidaf,minilm,minilm_2400",
 }

@@ -2,16 +2,16 @@
 # The robust-training study (docs/results/robust_training.md, "Protocol"), from a fresh clone after
 # `make install`, in one command from the repository root:
 #   bash recipes/robust_training/run.sh            # every step: data, trainings, study
-#   bash recipes/robust_training/run.sh data       # the training split, noisy copies, XQuAD ASR set
+#   bash recipes/robust_training/run.sh data       # training split, noisy copies, XQuAD ASR set
 #   bash recipes/robust_training/run.sh train      # the 6 BiDAF twins (3 seeds) and the MiniLM twins
 #   bash recipes/robust_training/run.sh study      # allennlp compare on the archives
-#   bash recipes/robust_training/run.sh report     # results.json and its tables into the README
+#   bash recipes/robust_training/run.sh report     # results.json, its tables, the cards' figures
 #   bash recipes/robust_training/run.sh status     # what is done
-# Every step is skipped when its output is complete and resumed when it was stopped: the noise
-# jobs from their journals, a training with `allennlp train --recover` from its last epoch (the
-# noise is drawn by epoch, so a resumed run trains on what a straight run trains on).
-# JOBS (default 2) trainings run side by side, one thread each; WORKERS (default 2) noise workers;
-# SEEDS (default "1 2 3"); WITH_MINILM (default 1) adds the MiniLM twins (seed 1).
+# A step whose output is complete is skipped, a stopped one resumed: noise jobs from their
+# journals, a training with `allennlp train --recover` (noise is drawn by epoch, so a resumed run
+# trains on what a straight run trains on).
+# JOBS (default 2) trainings side by side, one thread each; WORKERS (default 2) noise workers;
+# SEEDS (default "1 2 3"); WITH_MINILM (default 1): the MiniLM twins (seed 1).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source recipes/common.sh
@@ -71,19 +71,15 @@ step_study() {
   allennlp compare "$RECIPE/study.jsonnet" -o "$OUT/study" --workers "$WORKERS"
 }
 
-step_report() {
-  cp "$OUT/study/results.json" "$RECIPE/results.json"
-  python -m srcframework.studies.markdown_into "$RECIPE/results.json" "$RECIPE/README.md"
-  echo "results: $RECIPE/results.json and the tables in $RECIPE/README.md"
-}
-
 step_status() {
-  for folder in "$OUT"/*_s*/; do
-    [ -d "$folder" ] || continue
-    local state="epochs done: $(epochs_done "$folder")"
-    [ -f "$folder/model.tar.gz" ] && state="archived (epoch $(python -c "import json,sys; print(json.load(open(sys.argv[1]))['epoch'])" "$folder/training_record.json" 2>/dev/null || echo '?'))"
-    echo "$(basename "$folder"): $state"
+  local runs=() seed folder
+  for seed in $SEEDS; do runs+=("$OUT/bidaf_clean_s$seed" "$OUT/bidaf_augmented_s$seed"); done
+  if [ "$WITH_MINILM" = 1 ]; then runs+=("$OUT/minilm_clean_s1" "$OUT/minilm_augmented_s1"); fi
+  for folder in "${runs[@]}"; do
+    [ -f "$folder/model.tar.gz" ] || [ -z "$(epochs_done "$folder")" ] || echo "  training $folder: epochs done: $(epochs_done "$folder")"
   done
+  summary "$SPLIT" "$NOISY"/train_{keyboard,misspelling,back_translation,asr}.json "$NOISY/xquad_asr_rms.json" \
+    "${runs[@]/%//model.tar.gz}" "$OUT/study/results.json" "$RECIPE/results.json"
 }
 
 case "${1:-all}" in
@@ -91,13 +87,13 @@ case "${1:-all}" in
   train) step_train ;;
   train-one) train_one "$2" "$3" ;;
   study) step_study ;;
-  report) step_report ;;
+  report) report "$OUT/study/results.json" "$RECIPE" ;;
   status) step_status ;;
   all)
     step_data
     step_train
     step_study
-    step_report
+    report "$OUT/study/results.json" "$RECIPE"
     step_status
     ;;
   *) echo "usage: $0 [all|data|train|study|report|status]" >&2; exit 2 ;;

@@ -58,6 +58,7 @@ step_e2e() {
   install_model e2e-speecht5-squad-src "$OUT/e2e_speecht5/model.tar.gz"
   if [ "${TEXT_TWIN:-0}" = 1 ]; then
     SQUAD_TRAIN=$(squad_train) train "$RECIPE/e2e_speecht5_text.jsonnet" "$OUT/e2e_speecht5_text" -o "$ON_DEVICE"
+    install_model e2e-speecht5-text-squad-src "$OUT/e2e_speecht5_text/model.tar.gz"
   fi
 }
 

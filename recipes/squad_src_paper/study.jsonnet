@@ -13,7 +13,8 @@
 // models`), transcribes the dev recordings, then runs
 //   allennlp compare recipes/squad_src_paper/study.jsonnet -o runs/squad_src_paper/study
 // Variables: SRC_TRANSCRIPTS (the transcripts file), SRC_DEV (fid2qid_dev.csv of the SQuAD-SRC
-// folder, wavs/ beside it), SHARED_DATA (../shared/data).
+// folder, wavs/ beside it), SHARED_DATA (../shared/data), TEXT_TWIN ('1' adds the end-to-end
+// model's text-question twin, e2e-speecht5-text-squad-src, on the typed and transcribed sets).
 local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local data = std.extVar('SHARED_DATA');
 
@@ -21,7 +22,9 @@ local data = std.extVar('SHARED_DATA');
   models: {
     text: { model: 'bidaf-squad', batch_size: 40 },
     e2e: { model: 'e2e-speecht5-squad-src', input: 'audio', batch_size: 16, order: 1 },
-  },
+  } + (if std.extVar('TEXT_TWIN') == '1' then {
+    text_twin: { model: 'e2e-speecht5-text-squad-src', batch_size: 16 },
+  } else {}),
   test_sets: {
     clean: { data: data + '/squad/dev-v1.1.json', interface: 'clean', kind: 'natural' },
     cascaded: { data: std.extVar('SRC_TRANSCRIPTS'), interface: 'asr', kind: 'natural' },

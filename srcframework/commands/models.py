@@ -5,7 +5,8 @@
 - `allennlp models install [ID] [--archive PATH]`: copies an archive (default: the card's recipe
   output; without ID, the card that declares PATH as its output) into the models folder;
 - `allennlp models path ID`: the archive's local path (fetched when only hosted; a released archive's path in the repository), for scripts;
-- `allennlp models metrics ID [--results FILE]`: fills the card's figures from its recipe's results;
+- `allennlp models metrics ID [--results FILE]`: fills the card's figures from its recipe's results
+  (`--all`: every card whose results file is there);
 - `allennlp models table [--into README.md]`: the README's "Models" table, from the cards (and
   their results files); `--into` writes it between the file's `<!-- models table -->` and
   `<!-- /models table -->` lines.
@@ -18,7 +19,8 @@ from allennlp.commands import Subcommand
 
 from srcframework.pretrained import CARDS_ENV, MODELS_ENV, archive_path, archive_status, cards_folder, install
 from srcframework.pretrained import model_cards, models_folder
-from srcframework.reports.model_cards import fill_metrics, models_table, table_into
+from srcframework.common.errors import InputError
+from srcframework.reports.model_cards import fill_all_metrics, fill_metrics, models_table, table_into
 
 
 @Subcommand.register("models")
@@ -50,7 +52,8 @@ class Models(Subcommand):
         path.set_defaults(func=run_path)
 
         metrics = actions.add_parser("metrics", help="fill a card's figures from its recipe's results")
-        metrics.add_argument("model_id")
+        metrics.add_argument("model_id", nargs="?", help="a card id (or --all)")
+        metrics.add_argument("--all", action="store_true", help="every card whose results file is there")
         metrics.add_argument("--results", help="results.json of a study, or `allennlp evaluate` metrics "
                                                "(default: the card's model_usage.results)")
         metrics.set_defaults(func=run_metrics)
@@ -101,7 +104,14 @@ def run_path(args: argparse.Namespace) -> str:
     return path
 
 
-def run_metrics(args: argparse.Namespace) -> str:
+def run_metrics(args: argparse.Namespace):
+    if args.all == bool(args.model_id) or (args.all and args.results):
+        raise InputError("models metrics: give a card id (optionally with --results FILE) or --all")
+    if args.all:
+        done = fill_all_metrics()
+        for model_id, text in done.items():
+            print(f"{model_id}: {text}")
+        return done
     text = fill_metrics(args.model_id, args.results)
     print(text)
     return text

@@ -17,7 +17,7 @@ from allennlp.common.model_card import ModelCard
 
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import read_json, write_text_atomic
-from srcframework.pretrained import card_file, installed_path, model_card, repository_file
+from srcframework.pretrained import card_file, installed_path, model_card, model_cards, repository_file
 
 
 def _same_file(path: str, targets: List[str]) -> bool:
@@ -84,7 +84,7 @@ def fill_metrics(model_id: str, results_path: Optional[str] = None) -> str:
     """Writes the figures of `results_path` (default: the card's `model_usage.results`) into the
     card file's `quantitative_analyses.unitary_results`, and returns them."""
     card = model_card(model_id)
-    path = results_path or card.model_usage.results
+    path = results_path or repository_file(card.model_usage.results)
     if not path:
         raise InputError(f"model {model_id!r}: its card names no results file; give one")
     text = results_text(card, path)
@@ -96,6 +96,22 @@ def fill_metrics(model_id: str, results_path: Optional[str] = None) -> str:
         data.setdefault("model_usage", {})["results"] = results_path
     write_text_atomic(file, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return text
+
+
+def fill_all_metrics() -> Dict[str, str]:
+    """`fill_metrics` for every card whose results file is there: `{id: figures, or why not}` (a
+    study that left a card's model out, such as an optional one, is a reason, not an error)."""
+    done = {}
+    for model_id, card in model_cards().items():
+        path = repository_file(card.model_usage.results)
+        if not path or not os.path.isfile(path):
+            done[model_id] = f"skipped: no results file {card.model_usage.results or '(none named)'} yet"
+            continue
+        try:
+            done[model_id] = fill_metrics(model_id)
+        except InputError as error:
+            done[model_id] = f"skipped: {error}"
+    return done
 
 
 def _cell(text: Optional[str]) -> str:

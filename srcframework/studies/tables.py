@@ -288,7 +288,8 @@ def training_table(results: dict) -> Table:
             ])
     header = ["Model", "Seed", "Declared epoch", "Instances", "Updates", "Vocabulary (tokens)", "Matched with twin"]
     notes = ["From the training_record.json in each archive. A robust model is matched with its twin's archive of "
-             "the same seed when both made the same optimizer updates with the same vocabulary."]
+             "the same seed when both made the same optimizer updates with the same vocabulary (the same tokens: "
+             "a digest of the archives' vocabulary files)."]
     return Table("training", "What each model's training did", header, rows, 3, None, notes)
 
 

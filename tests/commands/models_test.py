@@ -61,10 +61,37 @@ def test_metrics_and_table(places, monkeypatch, capsys, tmp_path):
     assert allennlp(monkeypatch, capsys, "models", "metrics", "tiny-bidaf", "--results", str(metrics)).strip() == \
         f"allennlp evaluate ({metrics}): EM 50.0, F1 62.5."
     table = allennlp(monkeypatch, capsys, "models", "table").splitlines()
-    assert table[0] == "| model | what it is | made by | time here | results |"
-    assert table[2].startswith("| `tiny-bidaf` |")
-    assert table[2].endswith(f"| allennlp evaluate ({metrics}): EM 50.0, F1 62.5. |")
-    assert table[3].endswith("| not run yet |")
+    assert table[0] == "| model | what it is | clean F1 | mean drop | made by | time here |"
+    assert table[2].startswith("| `tiny-bidaf` |") and "| 62.5 | - |" in table[2]
+    assert "| not run yet | not run yet |" in table[3]
+    page = tmp_path / "README.md"
+    page.write_text("<!-- models table -->\n<!-- /models table -->\n")
+    assert allennlp(monkeypatch, capsys, "models", "table", "--into", str(page)).strip() == \
+        f"the models table (2 models) -> {page}"
+    assert page.read_text() == "<!-- models table -->\n" + "\n".join(table) + "\n<!-- /models table -->\n"
+
+
+def test_metrics_of_every_card_whose_results_are_there(places, monkeypatch, capsys, tmp_path):
+    metrics = tmp_path / "metrics.json"
+    metrics.write_text(json.dumps({"em": 0.5, "f1": 0.625}))
+    _, cards = places
+    card = json.loads((cards / "tiny-bidaf.json").read_text())
+    card["model_usage"]["results"] = str(metrics)
+    (cards / "tiny-bidaf.json").write_text(json.dumps(card))
+    assert allennlp(monkeypatch, capsys, "models", "metrics", "--all").splitlines() == [
+        f"tiny-bidaf: allennlp evaluate ({metrics}): EM 50.0, F1 62.5.",
+        "unmade: skipped: no results file recipes/quickstart/results.json yet"]
+    assert json.loads((cards / "tiny-bidaf.json").read_text())["quantitative_analyses"]["unitary_results"] == \
+        f"allennlp evaluate ({metrics}): EM 50.0, F1 62.5."
+    # a study that left the card's model out (an optional model) is a reason to skip it
+    metrics.write_text(json.dumps({"study": "s", "models": [{"name": "other", "archive": "o.tar.gz"}], "pairs": []}))
+    assert allennlp(monkeypatch, capsys, "models", "metrics", "--all").splitlines()[0].startswith(
+        "tiny-bidaf: skipped: the study names no model with tiny-bidaf's archive")
+    from srcframework.common.errors import InputError
+
+    for arguments in ([], ["tiny-bidaf", "--all"], ["--all", "--results", str(metrics)]):
+        with pytest.raises(InputError, match="give a card id .* or --all"):
+            allennlp(monkeypatch, capsys, "models", "metrics", *arguments)
 
 
 def test_the_allennlp_command_line(places, tiny_archive):

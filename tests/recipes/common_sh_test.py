@@ -58,8 +58,9 @@ def test_train_overrides_reach_allennlp_train(stand_in):
 def test_report_copies_the_results_and_fills_the_readme(tmp_path):
     venv = tmp_path / ".venv" / "bin"
     venv.mkdir(parents=True)
-    (venv / "python").write_text('#!/usr/bin/env bash\necho "$*" >> calls.log\n')  # markdown_into_test tests the module
-    (venv / "python").chmod(0o755)
+    for program in ("python", "allennlp"):  # markdown_into_test and model_cards_test test what they run
+        (venv / program).write_text('#!/usr/bin/env bash\necho "$(basename $0) $*" >> calls.log\n')
+        (venv / program).chmod(0o755)
     (tmp_path / "recipe").mkdir()
     (tmp_path / "recipe" / "README.md").write_text("<!-- results:study -->\nNot yet run here.\n<!-- /results:study -->\n")
     missing = bash(tmp_path, "report out/results.json recipe")
@@ -69,8 +70,11 @@ def test_report_copies_the_results_and_fills_the_readme(tmp_path):
     done = bash(tmp_path, "report out/results.json recipe")
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "recipe" / "results.json").read_text()) == RESULTS
-    assert (tmp_path / "calls.log").read_text() == "-m srcframework.studies.markdown_into recipe/results.json recipe/README.md\n"
-    assert "results: recipe/results.json and the table in recipe/README.md (commit both)" in done.stdout
+    assert (tmp_path / "calls.log").read_text().splitlines() == [
+        "python -m srcframework.studies.markdown_into recipe/results.json recipe/README.md",
+        "allennlp models metrics --all", "allennlp models table --into README.md"]
+    assert "results: recipe/results.json, the table in recipe/README.md, the model cards and README.md's models " \
+           "table (commit them)" in done.stdout
 
 
 INSTALL_STAND_IN = """#!/usr/bin/env bash

@@ -13,8 +13,6 @@ from tests.conftest import ROOT
 
 RECIPES = sorted(p for p in (ROOT / "recipes").iterdir() if p.is_dir())
 SECTIONS = ("**Question", "**Protocol", "**One command", "**Time on 2 cores", "## Results")
-# recipe -> why it may still lack its README.md (checked like the others once it has one)
-WITHOUT_README = {"robust_training": "its README.md is being written beside its running trainings"}
 
 
 def name(path):
@@ -26,8 +24,6 @@ def test_recipe_has_readme_run_sh_and_study(recipe):
     assert (recipe / "study.jsonnet").is_file() and (recipe / "run.sh").is_file()
     assert os.access(recipe / "run.sh", os.X_OK), "run.sh should be executable"
     readme = recipe / "README.md"
-    if recipe.name in WITHOUT_README and not readme.exists():
-        pytest.skip(WITHOUT_README[recipe.name])
     text = readme.read_text()
     missing = [section for section in SECTIONS if section not in text]
     assert not missing, f"{readme.relative_to(ROOT)} lacks {missing}"
@@ -39,8 +35,6 @@ def test_recipe_has_readme_run_sh_and_study(recipe):
 def test_run_sh_parses_and_reports_its_status(recipe):
     run = recipe / "run.sh"
     assert subprocess.run(["bash", "-n", str(run)], capture_output=True).returncode == 0
-    if recipe.name == "robust_training":
-        return  # its status lists the runs folder as it is; nothing more to check here
     status = subprocess.run(["bash", str(run), "status"], capture_output=True, text=True, cwd=ROOT)
     assert status.returncode == 0, status.stderr
     assert re.search(r"^  (done|missing) ", status.stdout, re.MULTILINE) and "this run:" in status.stdout

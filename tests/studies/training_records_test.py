@@ -8,12 +8,16 @@ from srcframework.studies.tables import training_table
 from srcframework.studies.training_records import read_training_record
 
 
-def archive(path, record=None):
+def archive(path, record=None, tokens="@@PADDING@@\n@@UNKNOWN@@\nthe\n", namespaces="*labels\n*tags\n"):
     with tarfile.open(path, "w:gz") as tar:
-        payload = b"{}" if record is None else json.dumps(record).encode()
-        info = tarfile.TarInfo("training_record.json" if record is not None else "config.json")
-        info.size = len(payload)
-        tar.addfile(info, io.BytesIO(payload))
+        files = {"config.json": b"{}", "vocabulary/tokens.txt": tokens.encode(), "vocabulary/.lock": b"",
+                 "vocabulary/non_padded_namespaces.txt": namespaces.encode()}
+        if record is not None:
+            files["training_record.json"] = json.dumps(record).encode()
+        for name, payload in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(payload)
+            tar.addfile(info, io.BytesIO(payload))
     return str(path)
 
 
@@ -23,7 +27,15 @@ RECORD = {"checkpoint": "last", "epoch": 6, "epochs": 6, "instances": 99564, "up
 
 def test_the_summary_of_an_archives_record(tmp_path):
     summary = read_training_record(archive(tmp_path / "m.tar.gz", RECORD))
+    digest = summary.pop("vocabulary_sha256")
     assert summary == {key: RECORD[key] for key in ("checkpoint", "epoch", "epochs", "instances", "updates", "vocabulary")}
+    # the digest of the vocabulary files: the same tokens give the same digest, one token more another
+    assert read_training_record(archive(tmp_path / "same.tar.gz", RECORD))["vocabulary_sha256"] == digest
+    # AllenNLP writes the non-padded namespaces (a set) in hash order, which differs between processes
+    assert read_training_record(archive(tmp_path / "order.tar.gz", RECORD, namespaces="*tags\n*labels\n"))[
+        "vocabulary_sha256"] == digest
+    assert read_training_record(archive(tmp_path / "more.tar.gz", RECORD, tokens="@@PADDING@@\n@@UNKNOWN@@\nthe\na\n"))[
+        "vocabulary_sha256"] != digest
     assert read_training_record(archive(tmp_path / "old.tar.gz")) is None
     assert read_training_record(str(tmp_path / "missing.tar.gz")) is None
     (tmp_path / "not_a_tar.tar.gz").write_text("x")
@@ -32,11 +44,15 @@ def test_the_summary_of_an_archives_record(tmp_path):
 
 def test_the_table_says_whether_twins_are_matched():
     other = dict(RECORD, updates=4000)
+    # as many tokens as the twin's, but other ones (a noisy training token in place of a clean one)
+    other_tokens = dict(RECORD, vocabulary_sha256="b" * 64)
+    record = dict(RECORD, vocabulary_sha256="a" * 64)
     results = {"models": [
-        {"name": "clean", "twin": None, "training": [RECORD, RECORD]},
-        {"name": "robust", "twin": "clean", "training": [RECORD, other]},
+        {"name": "clean", "twin": None, "training": [record, record, record]},
+        {"name": "robust", "twin": "clean", "training": [record, other, other_tokens]},
         {"name": "old", "twin": "clean", "training": [None]},
     ]}
     table = training_table(results)
-    assert [row[:2] + row[-1:] for row in table.rows] == [["clean", 1, ""], ["clean", 2, ""], ["robust", 1, "yes"], ["robust", 2, "no"]]
+    assert [row[:2] + row[-1:] for row in table.rows] == [
+        ["clean", 1, ""], ["clean", 2, ""], ["clean", 3, ""], ["robust", 1, "yes"], ["robust", 2, "no"], ["robust", 3, "no"]]
     assert table.rows[0][2:6] == ["last (6 of 6)", 99564, 4980, 21000]
