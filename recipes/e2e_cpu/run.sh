@@ -11,7 +11,7 @@
 #                                             # weights chosen by WER on the held-out articles' recordings
 #   bash recipes/e2e_cpu/run.sh text          # the text BiDAF the e2e model starts from (the robust-training recipe's clean twin, seed 1)
 #   bash recipes/e2e_cpu/run.sh e2e           # the end-to-end model, each seed: encoder frozen, then the whole model
-#   bash recipes/e2e_cpu/run.sh transcribe    # spoken XQuAD by pocketsphinx (fast) and by the CTC SpeechT5 (greedy; with the LM)
+#   bash recipes/e2e_cpu/run.sh transcribe    # spoken XQuAD by pocketsphinx (default) and by the CTC SpeechT5 (greedy; with the LM)
 #   bash recipes/e2e_cpu/run.sh study         # allennlp compare
 #   bash recipes/e2e_cpu/run.sh report        # results.json and the README table from the study
 #   bash recipes/e2e_cpu/run.sh status        # what is done
@@ -137,7 +137,7 @@ step_transcribe() {
   need "$TUNING" "run the lm step first"
   local folder
   for folder in "$SEEN" "$HELD_OUT"; do
-    transcribe "$folder" pocketsphinx '{"type": "pocketsphinx", "preset": "fast"}'
+    transcribe "$folder" pocketsphinx '{"type": "pocketsphinx"}'
     transcribe "$folder" speecht5_ctc "{\"type\": \"speecht5_ctc\", \"model_name\": \"$PRETRAIN/speecht5_ctc\"}"
     transcribe "$folder" speecht5_ctc_lm "$(python -c 'import json, sys
 print(json.dumps({"type": "speecht5_ctc", "model_name": sys.argv[2], "decoder": json.load(open(sys.argv[1]))["decoder"]}))' \

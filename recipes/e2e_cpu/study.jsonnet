@@ -3,10 +3,10 @@
 // - e2e:          the `span_qa` model of recipes/e2e_cpu/e2e_speecht5_ctc_finetune.jsonnet (the
 //                 small SpeechT5 pretrained here with CTC + BiDAF context encoder, fine-tuned
 //                 together) on the audio;
-// - cascade A:    pocketsphinx transcripts (its `fast` preset, the one the ASR training noise
-//                 used) of the same audio, answered by the text BiDAF the e2e model's context
-//                 side started from (the card bidaf-clean: the robust-training recipe's clean
-//                 twin, seed 1);
+// - cascade A:    pocketsphinx transcripts (its default search, as in the robust-training
+//                 study's spoken set; the protocol's amendment 2) of the same audio, answered by
+//                 the text BiDAF the e2e model's context side started from (the card
+//                 bidaf-clean: the robust-training recipe's clean twin, seed 1);
 // - cascade B:    the speecht5_ctc recognizer's transcripts (the same small SpeechT5 and its CTC
 //                 layer, greedy decoding), answered by the same BiDAF;
 // - cascade C:    the same recognizer with the `lexicon_beam` decoder (a word trigram LM of the
