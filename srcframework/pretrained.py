@@ -73,7 +73,9 @@ class RecipeUsage(ModelUsage):
         How long the command takes on this project's machine.
     results : `str`, optional
         The results file (a study's `results.json`, or `allennlp evaluate` metrics) that
-        `allennlp models metrics` fills the card's figures from.
+        `allennlp models metrics` fills the card's figures from and `allennlp models table` reads:
+        a path in the repository (relative to the folder above the cards folder), normally the
+        recipe's committed `recipes/NAME/results.json`.
     """
 
     def __init__(

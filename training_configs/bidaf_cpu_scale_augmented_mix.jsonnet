@@ -1,8 +1,8 @@
 // The CPU-scale BiDAF trained with pre-generated interface noise that REPLACES questions: in each
 // epoch each training question is drawn, by its id, clean or as one of its noisy copies made by
 // `allennlp noise` on the training split (ASR: 3 flite voices -> pocketsphinx `fast`; keyboard
-// typos; human misspellings; apertium back-translation). Validation stays clean (held-out articles). Make
-// the copies first (README, "Robust training"), then:
+// typos; human misspellings; apertium back-translation). Validation stays clean (held-out
+// articles). Make the copies first (`bash recipes/robust_training/run.sh data`), then:
 //   allennlp train training_configs/bidaf_cpu_scale_augmented_mix.jsonnet -s runs/bidaf_cpu_scale_augmented_mix
 // NOISY_TRAIN (default runs/noisy) is the folder of the copies. It keeps 40% of the questions clean
 // each epoch; bidaf_cpu_scale_augmented adds the noisy versions to the clean questions instead.

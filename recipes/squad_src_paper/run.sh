@@ -73,6 +73,7 @@ step_transcribe() {
 step_study() {
   need "$(installed bidaf-squad)" "run the text step first"
   need "$(installed e2e-speecht5-squad-src)" "run the e2e step first"
+  if [ "${TEXT_TWIN:-0}" = 1 ]; then need "$(installed e2e-speecht5-text-squad-src)" "run TEXT_TWIN=1 ... run.sh e2e first"; fi
   need "$SRC_TRANSCRIPTS" "run the transcribe step first"
   say "study -> $OUT/study"
   allennlp compare "$RECIPE/study.jsonnet" -o "$OUT/study" --cuda-device "$CUDA_DEVICE"
@@ -95,8 +96,10 @@ step_check() {  # the end-to-end model learns: train and validate on 300 synthes
 }
 
 step_status() {
+  local twin=()
+  if [ "${TEXT_TWIN:-0}" = 1 ]; then twin=("$OUT/e2e_speecht5_text/model.tar.gz" "$(installed e2e-speecht5-text-squad-src)"); fi
   summary "$SRC/wavs" "$SRC_TRAIN" "$OUT/bidaf/model.tar.gz" "$OUT/e2e_speecht5/model.tar.gz" "$(installed bidaf-squad)" \
-    "$(installed e2e-speecht5-squad-src)" "$SRC_TRANSCRIPTS" "$OUT/study/results.json" "$RECIPE/results.json"
+    "$(installed e2e-speecht5-squad-src)" "${twin[@]}" "$SRC_TRANSCRIPTS" "$OUT/study/results.json" "$RECIPE/results.json"
   echo "  device: cuda $CUDA_DEVICE"
 }
 

@@ -118,10 +118,11 @@ def run_metrics(args: argparse.Namespace):
 
 
 def run_table(args: argparse.Namespace) -> str:
+    cards = model_cards()
     if args.into:
-        table = table_into(args.into, model_cards())
-        print(f"the models table ({len(model_cards())} models) -> {args.into}")
+        table = table_into(args.into, cards)
+        print(f"the models table ({len(cards)} models) -> {args.into}")
         return table
-    table = models_table(model_cards())
+    table = models_table(cards)
     print(table, end="")
     return table

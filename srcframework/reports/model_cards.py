@@ -30,7 +30,7 @@ def find_archive(results: dict, card: ModelCard) -> Tuple[str, int, int]:
     for model in results.get("models", []):
         archives = model.get("archives") or [model.get("archive")]
         for index, archive in enumerate(archives):
-            if model.get("name") == card.id or (isinstance(archive, str) and _same_file(archive, targets)):
+            if card.id in (model.get("name"), model.get("card")) or (isinstance(archive, str) and _same_file(archive, targets)):
                 return model["name"], index, len(archives)
     names = ", ".join(model.get("name", "?") for model in results.get("models", []))
     raise InputError(
@@ -64,20 +64,32 @@ def _figure(row: dict) -> str:
     return f"{row['set']} F1 {row['f1']:.1f} ({', '.join(details)})"
 
 
-def results_text(card: ModelCard, results_path: str) -> str:
-    """The card's figures from `results_path`, as one paragraph of text."""
+def card_figures(card: ModelCard, results_path: str, shown: Optional[str] = None) -> Tuple[str, List[dict]]:
+    """`(source, rows)` of the card's model in `results_path` (named `shown`, default the path, in
+    the source): one row `{set, interface, questions, em, f1, f1_drop}` per test set of a study;
+    for `allennlp evaluate` metrics one row, its `set` None."""
+    shown = shown or results_path
     results = read_json(results_path, f"model {card.id!r}: no results file {results_path}; run its recipe's evaluation first")
     if isinstance(results, dict) and "pairs" in results:
         which, rows = study_figures(results, card)
         if not rows:
             raise InputError(f"{results_path}: the study ran no test set on {which}")
-        study = results.get("study") or "study"
-        return f"{study} ({results_path}; {which}): " + "; ".join(_figure(row) for row in rows) + "."
+        return f"{results.get('study') or 'study'} ({shown}; {which})", rows
     if isinstance(results, dict) and all(isinstance(results.get(key), (int, float)) for key in ("em", "f1")):
-        return f"allennlp evaluate ({results_path}): EM {100 * results['em']:.1f}, F1 {100 * results['f1']:.1f}."
+        row = {"set": None, "interface": "clean", "questions": None, "em": 100 * results["em"], "f1": 100 * results["f1"],
+               "f1_drop": None}
+        return f"allennlp evaluate ({shown})", [row]
     raise InputError(
         f"{results_path}: neither a study's results.json (`pairs`) nor `allennlp evaluate` metrics (`em`, `f1`)"
     )
+
+
+def results_text(card: ModelCard, results_path: str, shown: Optional[str] = None) -> str:
+    """The card's figures from `results_path`, as one paragraph of text."""
+    source, rows = card_figures(card, results_path, shown)
+    if rows[0]["set"] is None:
+        return f"{source}: EM {rows[0]['em']:.1f}, F1 {rows[0]['f1']:.1f}."
+    return f"{source}: " + "; ".join(_figure(row) for row in rows) + "."
 
 
 def fill_metrics(model_id: str, results_path: Optional[str] = None) -> str:
@@ -87,7 +99,7 @@ def fill_metrics(model_id: str, results_path: Optional[str] = None) -> str:
     path = results_path or repository_file(card.model_usage.results)
     if not path:
         raise InputError(f"model {model_id!r}: its card names no results file; give one")
-    text = results_text(card, path)
+    text = results_text(card, path, shown=results_path or card.model_usage.results)
     file = card_file(model_id)
     with open(file, encoding="utf-8") as handle:
         data = json.load(handle)
@@ -118,23 +130,25 @@ def _cell(text: Optional[str]) -> str:
     return " ".join(str(text or "").split()).replace("|", "\\|")
 
 
+# the interfaces of question-blind sets (every question blanked: what a model answers from the context alone)
+FLOOR_INTERFACES = ("none", "blind")
+
+
 def headline(card: ModelCard) -> Tuple[str, str]:
     """`(clean F1, mean drop)` of the card's archive in its results file, as table cells: F1 on the
     typed (`clean`) set, and the mean of clean F1 minus F1 over the noisy sets (those with a
-    reference set, question-blind floors left out). `-` for a figure the results lack; both
-    `not run yet` where the results file is not there."""
+    drop; question-blind floors left out). `-` for a figure the results lack (or a study that left
+    the model out); both `not run yet` where the results file is not there."""
     path = repository_file(card.model_usage.results)
     if not path or not os.path.isfile(path):
         return "not run yet", "not run yet"
-    results = read_json(path, f"model {card.id!r}: results file {path}")
-    if isinstance(results, dict) and "pairs" in results:
-        rows = study_figures(results, card)[1]
-        clean = [row["f1"] for row in rows if row["interface"] == "clean"]
-        drops = [row["f1_drop"] for row in rows if row["f1_drop"] is not None and row["interface"] not in ("clean", "none")]
-        return (f"{clean[0]:.1f}" if clean else "-"), (f"{sum(drops) / len(drops):.1f} ({len(drops)} sets)" if drops else "-")
-    if isinstance(results, dict) and isinstance(results.get("f1"), (int, float)):
-        return f"{100 * results['f1']:.1f}", "-"
-    return "-", "-"
+    try:
+        rows = card_figures(card, path)[1]
+    except InputError:  # a study that left this model out (an optional model)
+        return "-", "-"
+    clean = [row["f1"] for row in rows if row["interface"] == "clean"]
+    drops = [row["f1_drop"] for row in rows if row["f1_drop"] is not None and row["interface"] not in FLOOR_INTERFACES]
+    return (f"{clean[0]:.1f}" if clean else "-"), (f"{sum(drops) / len(drops):.1f} ({len(drops)} sets)" if drops else "-")
 
 
 def models_table(cards: Dict[str, ModelCard]) -> str:
@@ -163,8 +177,9 @@ def table_into(markdown_file: str, cards: Dict[str, ModelCard]) -> str:
             text = handle.read()
     except FileNotFoundError:
         raise InputFileNotFound(markdown_file) from None
-    start, end = text.find(TABLE_START + "\n"), text.find(TABLE_END)
-    if start < 0 or end < start:
+    start = text.find(TABLE_START + "\n")
+    end = text.find(TABLE_END, start)
+    if start < 0 or end < 0:
         raise InputError(f"{markdown_file}: no {TABLE_START} ... {TABLE_END} lines to write the models table between")
     table = models_table(cards)
     write_text_atomic(markdown_file, text[: start + len(TABLE_START) + 1] + table + text[end:])

@@ -584,7 +584,7 @@ def collect_results(
     models = []
     for name, spec in study.models.items():
         if any(model == name for model, _ in study.pairs):
-            entry = {"name": name, "archive": spec.archive, "input": spec.input, "twin": spec.twin,
+            entry = {"name": name, "archive": spec.archive, "card": spec.card, "input": spec.input, "twin": spec.twin,
                      "trained_on_noise": None if spec.trained_on_noise is None else list(spec.trained_on_noise)}
             if len(spec.archives) > 1:
                 entry["archives"] = list(spec.archives)

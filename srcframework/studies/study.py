@@ -101,6 +101,9 @@ class ModelSpec:
         The noise generators the model was trained on (names that test sets give as `generator`).
         The `robustness` table then splits its noisy sets into those made by a generator in this
         list and those of a held-out generator. None: not declared (no split).
+    card : `str`, optional
+        The model card id the study named the model by (study key `model`), recorded in the
+        results so that the card finds its figures wherever the models folder is.
     """
 
     name: str
@@ -114,6 +117,7 @@ class ModelSpec:
     twin: Optional[str] = None
     archives: Tuple[str, ...] = ()
     trained_on_noise: Optional[Tuple[str, ...]] = None
+    card: Optional[str] = None
 
     def __post_init__(self) -> None:
         if not self.archives:
@@ -335,10 +339,12 @@ def _model(check: _Checker, name: str, value: Any, require_files: bool) -> Model
         check.fail(f"{key}.config", "required with `serialization_dir` (what to train)")
     archive = value.get("archive")
     archives: Tuple[str, ...] = ()
+    card = None
     if "model" in value:  # a model card's id: its archive from the models folder (or its hosted copy)
         if archive is not None or config is not None or "archives" in value:
             check.fail(f"{key}.model", "give a model card id (`model`) or `archive`/`archives`/`config`, not both")
-        archive = card_archive(check, f"{key}.model", check.string(value["model"], f"{key}.model"), require_files)
+        card = check.string(value["model"], f"{key}.model")
+        archive = card_archive(check, f"{key}.model", card, require_files)
     if "archives" in value:
         if archive is not None or config is not None:
             check.fail(f"{key}.archives", "give either `archives` (one per seed) or `archive`/`config`, not both")
@@ -368,6 +374,7 @@ def _model(check: _Checker, name: str, value: Any, require_files: bool) -> Model
         twin=check.string(value.get("twin"), f"{key}.twin", optional=True),
         archives=archives,
         trained_on_noise=None if trained_on is None else check.strings(trained_on, f"{key}.trained_on_noise"),
+        card=card,
     )
 
 

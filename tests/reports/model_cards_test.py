@@ -85,6 +85,19 @@ def test_results_that_do_not_fit(cards, tmp_path):
     assert "quantitative_analyses" not in json.loads((cards / "bidaf-robust.json").read_text())
 
 
+def test_a_card_finds_its_figures_by_the_card_id_the_study_recorded(cards, tmp_path):
+    """A study that named the model by card id records the id: the card finds its archive's
+    figures whatever the models folder, and its text names the results file as the card does."""
+    results = json.loads((ROOT / "recipes/quickstart/results.json").read_text())
+    results["models"][0]["archive"] = "/elsewhere/models/bidaf-quickstart.tar.gz"
+    (tmp_path / "recipes" / "quickstart").mkdir(parents=True)
+    (tmp_path / "recipes" / "quickstart" / "results.json").write_text(json.dumps(results))  # beside the cards folder
+    text = fill_metrics("bidaf-quickstart")
+    assert text.startswith("study.jsonnet (recipes/quickstart/results.json; model 'quickstart'): clean F1 ")
+    assert json.loads((cards / "bidaf-quickstart.json").read_text())["model_usage"]["results"] == \
+        "recipes/quickstart/results.json"
+
+
 def test_models_table():
     table = models_table(model_cards())
     lines = table.splitlines()
@@ -106,7 +119,7 @@ def test_headline_figures_of_a_study_leave_out_question_blind_floors(cards, tmp_
     results = tmp_path / "results.json"
     data = study_results(["runs/robust_training/bidaf_augmented_s1/model.tar.gz", "b.tar.gz"])
     data["test_sets"] = [{"name": "clean", "interface": "clean"}, {"name": "noiseqa_asr", "interface": "asr"},
-                         {"name": "blank", "interface": "none"}, {"name": "keyboard", "interface": "keyboard"}]
+                         {"name": "blank", "interface": "blind"}, {"name": "keyboard", "interface": "keyboard"}]
     seeds = lambda f1, drop: [{"em": 0.0, "f1": f1, "f1_drop": drop}, {"em": 0.0, "f1": 0.0, "f1_drop": 0.0}]
     data["pairs"] += [  # interfaces from test_sets where a pair has none
         {"model": "bidaf_augmented", "set": "blank", "em": 0.0, "f1": 5.0, "f1_drop": 45.0, "seeds": seeds(5.0, 47.06)},
@@ -118,6 +131,10 @@ def test_headline_figures_of_a_study_leave_out_question_blind_floors(cards, tmp_
     (cards / "bidaf-robust.json").write_text(json.dumps(card))
     # seed 1's figures: clean 52.06; drops 8.06 (asr) and 12.06 (keyboard), not the floor's 47.06
     assert headline(model_card("bidaf-robust")) == ("52.1", "10.1 (2 sets)")
+    # a study that left the model out (an optional model): no figures, and no error
+    data["models"] = data["models"][:1]
+    results.write_text(json.dumps(data))
+    assert headline(model_card("bidaf-robust")) == ("-", "-")
     card["model_usage"]["results"] = str(tmp_path / "absent.json")
     (cards / "bidaf-robust.json").write_text(json.dumps(card))
     assert headline(model_card("bidaf-robust")) == ("not run yet", "not run yet")
