@@ -7,7 +7,12 @@ from the cards.
 its installed copy, or its id), one seed's figures where the study gives the model several
 archives; or the metrics file of `allennlp evaluate` (EM and F1 as fractions). The figures go into
 the card's `quantitative_analyses.unitary_results`, as text, and nowhere else: a card without
-results keeps none.
+results keeps none. A study that named the model by its card id records that id, which is how the
+card finds its archive's figures wherever the models folder is.
+
+`models_table(cards)` is the README's table: each card's clean F1 and mean drop (`headline`, read
+from its results file), what makes it and how long that takes; `table_into(FILE, cards)` writes it
+between a Markdown file's `<!-- models table -->` and `<!-- /models table -->` lines.
 """
 import json
 import os
