@@ -324,16 +324,15 @@ def on_files(files, config):
     return files
 
 
-MODELS_TABLE = "<!-- models table -->"
-
-
 def on_page_markdown(markdown, page, config, files):
     """MkDocs hook: a page's `<!-- models table -->` becomes `allennlp models table`'s output."""
-    if MODELS_TABLE in markdown:
+    from srcframework.reports.model_cards import TABLE_START
+
+    if TABLE_START in markdown:
         from srcframework.pretrained import model_cards
         from srcframework.reports.model_cards import models_table
 
-        markdown = markdown.replace(MODELS_TABLE, models_table(model_cards()).rstrip("\n"))
+        markdown = markdown.replace(TABLE_START, models_table(model_cards()).rstrip("\n"))
     return markdown
 
 
