@@ -10,7 +10,7 @@
 # A step whose output is complete is skipped, a stopped one resumed: noise jobs from their
 # journals, a training with `allennlp train --recover` (noise is drawn by epoch, so a resumed run
 # trains on what a straight run trains on).
-# JOBS (default 2) trainings side by side, one thread each; WORKERS (default 2) noise workers;
+# JOBS (default 2) trainings side by side, THREADS (default 1) torch threads each; WORKERS (default 2) noise workers;
 # SEEDS (default "1 2 3"); WITH_MINILM (default 1): the MiniLM twins (seed 1).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,6 +19,7 @@ RECIPE=recipes/robust_training
 OUT=${ROBUST_OUT:-runs/robust_training}
 WORKERS=${WORKERS:-2}
 JOBS=${JOBS:-2}
+THREADS=${THREADS:-1}
 SEEDS=${SEEDS:-1 2 3}
 SPLIT=runs/data/squad_dev_minus_xquad.json
 NOISY=${NOISY_TRAIN:-runs/noisy}
@@ -53,7 +54,7 @@ train_one() {  # config name, seed: trains (or resumes) runs/robust_training/<na
   local mode=(-f)
   [ -f "$folder/config.json" ] && [ -n "$(epochs_done "$folder")" ] && mode=(--recover)
   echo "$(date '+%F %T') $name seed $seed: ${mode[0]} (epochs done: $(epochs_done "$folder"))"
-  SEED=$seed OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 allennlp train "$RECIPE/$name.jsonnet" -s "$folder" "${mode[@]}" \
+  SEED=$seed OMP_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS allennlp train "$RECIPE/$name.jsonnet" -s "$folder" "${mode[@]}" \
     >>"$OUT/logs/$1_s$2.log" 2>&1 || { echo "$name seed $seed failed: see $OUT/logs/$1_s$2.log"; return 1; }
   echo "$(date '+%F %T') $name seed $seed: done"
   # seed 1 of each model goes into the models folder, under its model card's id
