@@ -188,3 +188,16 @@ def test_a_study_names_a_model_by_its_card_id(places, tiny_archive, tmp_path):
         study_from_dict({**raw, "models": {"m": {"model": "nobody"}}}, "study")
     with pytest.raises(StudyError, match="not both"):
         study_from_dict({**raw, "models": {"m": {"model": "tiny-bidaf", "archive": "x"}}}, "study")
+
+
+@pytest.mark.parametrize("model_id", ["bidaf-robust", "minilm-qa-robust"])
+def test_a_robust_cards_overrides_load_its_reader_without_the_noisy_training_copies(model_id, tmp_path, monkeypatch):
+    from allennlp.common import Params
+    from allennlp.data import DatasetReader
+
+    usage = model_card(model_id).model_usage
+    config = str(ROOT / usage.training_config)
+    monkeypatch.chdir(tmp_path)  # a machine that never made runs/noisy
+    with pytest.raises(Exception, match="runs/noisy"):
+        DatasetReader.from_params(Params.from_file(config).pop("dataset_reader"))
+    DatasetReader.from_params(Params.from_file(config, json.dumps(usage.overrides)).pop("dataset_reader"))
