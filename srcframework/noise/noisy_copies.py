@@ -25,7 +25,8 @@ class NoisyCopies(NoiseSource):
 
     copies : `Dict[str, str]`
         Name -> SQuAD-format file of noisy questions, matched to the training questions by id.
-        The name `"clean"` is reserved.
+        The name `"clean"` is reserved. The files are read at the first draw (a missing or empty
+        file is a `DatasetError` then), so an archive trained with them loads without them.
     weights : `Dict[str, float]`, optional (default = equal weights for `"clean"` and every copy)
         Name -> non-negative weight, for `"clean"` and each copy; names not given get weight 0.
     """
@@ -47,12 +48,22 @@ class NoisyCopies(NoiseSource):
         self.copies = {name: str(path) for name, path in copies.items()}
         self.weights = values
         self.names = names
-        self.questions = {}
-        for name, path in sorted(self.copies.items()):
-            # a question the noise left empty (an ASR that heard nothing) is not a usable version
-            self.questions[name] = read_questions_by_id(path, skip_empty=True)
-            if not self.questions[name]:
-                raise DatasetError(path, f"noisy copy {name!r} holds no non-empty question")
+        self._questions: Optional[Dict[str, Dict[str, str]]] = None
+
+    @property
+    def questions(self) -> Dict[str, Dict[str, str]]:
+        """Copy name -> (question id -> noisy question), read at the first draw, not when the
+        source is built: a model archive trained with noisy copies then loads (to predict or
+        evaluate) on a machine that does not have the copies' files."""
+        if self._questions is None:
+            questions = {}
+            for name, path in sorted(self.copies.items()):
+                # a question the noise left empty (an ASR that heard nothing) is not a usable version
+                questions[name] = read_questions_by_id(path, skip_empty=True)
+                if not questions[name]:
+                    raise DatasetError(path, f"noisy copy {name!r} holds no non-empty question")
+            self._questions = questions
+        return self._questions
 
     def choose(self, qid: str, seed: int = 0) -> str:
         """The name of the version (`"clean"` or a copy) that question `qid` takes under `seed`."""

@@ -8,6 +8,7 @@ from allennlp.data import DatasetReader
 
 import srcframework.noise  # noqa: F401  (registers the noise sources)
 from srcframework.data.dataset_readers.squad import SquadReader
+from srcframework.data.errors import DatasetError
 from srcframework.noise.noise_source import NoiseSource
 from srcframework.noise.noisy_copies import NoisyCopies
 
@@ -114,3 +115,15 @@ def test_an_empty_noisy_question_is_never_drawn(tmp_path):
     copy = squad_file(tmp_path / "asr.json", {"q0": "", "q1": "ASR q1"})
     source = NoisyCopies({"asr": copy}, weights={"asr": 1})
     assert source.noise(["clean 0", "clean 1"], ids=["q0", "q1"]) == ["clean 0", "ASR q1"]
+
+
+def test_the_copies_are_read_at_the_first_draw_not_when_the_source_is_built(tmp_path, files):
+    _, asr, _ = files
+    missing = str(tmp_path / "runs" / "noisy" / "keyboard.json")
+    source = NoisyCopies({"asr": asr, "keyboard": missing})  # an archive's reader, far from its files
+    assert source.describe()["copies"]["keyboard"] == missing
+    with pytest.raises(DatasetError, match="keyboard.json"):
+        source.noise(["where does ada live"], ids=["q0"])
+    empty = squad_file(tmp_path / "empty.json", {"q0": " "})
+    with pytest.raises(DatasetError, match="holds no non-empty question"):
+        NoisyCopies({"asr": empty}).choose("q0")
