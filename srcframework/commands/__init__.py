@@ -11,6 +11,7 @@ from srcframework.commands.noise import Noise  # noqa: E402
 from srcframework.commands.noise_stats import NoiseStats  # noqa: E402
 from srcframework.commands.squad_eval import SquadEval  # noqa: E402
 from srcframework.commands.synthesize_speech import SynthesizeSpeech  # noqa: E402
+from srcframework.commands.training_curve import TrainingCurveCommand  # noqa: E402
 from srcframework.commands.transcribe import Transcribe  # noqa: E402
 from srcframework.commands.tune_ctc_decoder import TuneCtcDecoder  # noqa: E402
 from srcframework.commands.word_lm import WordLm  # noqa: E402
