@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from srcframework.common.errors import InputError, InputFileNotFound, did_you_mean, json_error_text
 from srcframework.common.files import write_bytes_atomic
@@ -147,6 +148,11 @@ def plot_training_curves(curves: Sequence[TrainingCurve], metrics: Sequence[str]
                 axes.plot([best[0][0]], [best[0][1]], marker="o", markersize=10, fillstyle="none", color=colour)
         axes.set_title(metric, fontsize=10)
         axes.set_xlabel("epoch")
+        epochs = sorted({e["epoch"] for curve in curves for e in curve.epochs})
+        if len(epochs) <= 12:
+            axes.set_xticks(epochs)
+        else:
+            axes.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes.grid(alpha=0.3)
         if panel == 0 and len(curves) > 1:
             axes.legend(fontsize=8)
