@@ -71,6 +71,15 @@ report() {  # results.json of a study, recipe folder: copies it into the recipe,
   say "results: $recipe/results.json, the table in $recipe/README.md, the model cards and README.md's models table (commit them)"
 }
 
+progress() {  # training folders...: the learning curve of each one that has finished an epoch and is not archived
+  local folder
+  for folder in "$@"; do
+    if [ ! -f "$folder/model.tar.gz" ] && compgen -G "$folder/metrics_epoch_*.json" >/dev/null; then
+      allennlp training-curve "$folder" | sed 's/^/  /'
+    fi
+  done
+}
+
 summary() {  # archive or output files...: what exists, and the time this run took
   local path
   for path in "$@"; do
