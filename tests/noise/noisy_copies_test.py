@@ -1,4 +1,5 @@
 import json
+import shutil
 from collections import Counter
 
 import pytest
@@ -127,3 +128,29 @@ def test_the_copies_are_read_at_the_first_draw_not_when_the_source_is_built(tmp_
     empty = squad_file(tmp_path / "empty.json", {"q0": " "})
     with pytest.raises(DatasetError, match="holds no non-empty question"):
         NoisyCopies({"asr": empty}).choose("q0")
+
+
+def test_an_archive_trained_with_noisy_copies_loads_and_answers_without_them(tmp_path, monkeypatch):
+    from allennlp.commands.train import train_model_from_file
+    from allennlp.models.archival import load_archive
+    from allennlp.predictors import Predictor
+
+    from tests.conftest import FIXTURES, ROOT
+
+    squad = json.loads((FIXTURES / "squad_tiny.json").read_text())
+    for article in squad["data"]:
+        for paragraph in article["paragraphs"]:
+            for qa in paragraph["qas"]:
+                qa["question"] = qa["question"].upper()
+    copy = tmp_path / "noisy" / "shouted.json"
+    copy.parent.mkdir()
+    copy.write_text(json.dumps(squad))
+    monkeypatch.chdir(ROOT)  # the fixture config names its files from the repository root
+    overrides = {"dataset_reader.noisy_copies": {"shouted": str(copy)}, "trainer.num_epochs": 1}
+    run = tmp_path / "run"
+    train_model_from_file(str(FIXTURES / "bidaf_tiny.jsonnet"), str(run), overrides=json.dumps(overrides))
+    shutil.rmtree(copy.parent)  # another machine: the archive's reader names a file it lacks
+    predictor = Predictor.from_archive(load_archive(str(run / "model.tar.gz")), "span_qa")
+    paragraph = squad["data"][0]["paragraphs"][0]
+    answer = predictor.predict_json({"id": "q", "context": paragraph["context"], "question": "what?"})
+    assert answer["best_span_str"] in paragraph["context"]
