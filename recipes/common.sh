@@ -20,10 +20,16 @@ epochs_done() {  # serialization folder -> number of finished epochs (empty: non
   ls "$1"/model_state_e*_b0.th 2>/dev/null | sed 's/.*model_state_e\([0-9]*\)_b0.th/\1/' | sort -n | tail -1 || true
 }
 
+finished() {  # serialization folder: true when its training ran to its end. AllenNLP writes metrics.json
+  # only then; a training stopped after an epoch (Ctrl-C, SIGTERM) also leaves a model.tar.gz, of its
+  # best epoch so far, which no step may take for the finished model
+  [ -f "$1/model.tar.gz" ] && [ -f "$1/metrics.json" ]
+}
+
 train() {  # config, serialization folder, [allennlp train options]: trains, resumes or skips
   local config=$1 folder=$2
   shift 2
-  if [ -f "$folder/model.tar.gz" ]; then
+  if finished "$folder"; then
     say "skip $folder: archived"
     return 0
   fi
@@ -48,6 +54,10 @@ installed() {  # card id -> the path of its archive in the models folder
 install_model() {  # card id, archive: copies the archive into the models folder under the card's id, once
   local card=$1 archive=$2
   need "$archive" "its training has not finished"
+  [ -f "$(dirname "$archive")/metrics.json" ] || {
+    echo "not installed: $archive is a stopped training's best epoch so far; run its step again to resume it" >&2
+    return 1
+  }
   if cmp -s "$archive" "$(installed "$card")"; then
     say "skip $card: installed"
     return 0
@@ -58,6 +68,10 @@ install_model() {  # card id, archive: copies the archive into the models folder
 
 need() {  # file or folder, what makes it: stops with one line when it is missing
   [ -e "$1" ] || { echo "missing $1: $2" >&2; exit 1; }
+}
+
+need_finished() {  # serialization folder, what makes it: stops with one line unless its training ran to its end
+  finished "$1" || { echo "missing the finished training $1 (model.tar.gz and metrics.json): $2" >&2; exit 1; }
 }
 
 report() {  # results.json of a study, recipe folder: copies it into the recipe, fills its README,
@@ -74,7 +88,7 @@ report() {  # results.json of a study, recipe folder: copies it into the recipe,
 progress() {  # training folders...: the learning curve of each one that has finished an epoch and is not archived
   local folder
   for folder in "$@"; do
-    if [ ! -f "$folder/model.tar.gz" ] && compgen -G "$folder/metrics_epoch_*.json" >/dev/null; then
+    if ! finished "$folder" && compgen -G "$folder/metrics_epoch_*.json" >/dev/null; then
       allennlp training-curve "$folder" | sed 's/^/  /'
     fi
   done
@@ -83,7 +97,9 @@ progress() {  # training folders...: the learning curve of each one that has fin
 summary() {  # archive or output files...: what exists, and the time this run took
   local path
   for path in "$@"; do
-    if [ -e "$path" ]; then echo "  done     $path"; else echo "  missing  $path"; fi
+    if [[ $path == */model.tar.gz ]] && [ -e "$path" ] && ! finished "$(dirname "$path")"; then
+      echo "  stopped  $path (a stopped training's best epoch so far; its step resumes it)"
+    elif [ -e "$path" ]; then echo "  done     $path"; else echo "  missing  $path"; fi
   done
   echo "  this run: $(( ($(date +%s) - STARTED) / 60 )) min"
 }

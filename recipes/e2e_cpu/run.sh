@@ -102,11 +102,11 @@ step_lm() {
 
 step_text() {
   if [ "$TEXT" != "$CLEAN" ]; then
-    need "$TEXT/model.tar.gz" "E2E_TEXT_INIT_RUN names a run that this recipe does not make"
+    need_finished "$TEXT" "E2E_TEXT_INIT_RUN names a run that this recipe does not make"
     say "E2E_TEXT_INIT_RUN=$TEXT: the e2e model starts from it, but the study's text model is the card bidaf-clean ($CLEAN)"
     return 0
   fi
-  if [ ! -f "$TEXT/model.tar.gz" ]; then
+  if ! finished "$TEXT"; then
     if pgrep -f -- "-s $TEXT" >/dev/null; then say "$TEXT is training (the robust-training recipe?): run this step when it is done"; return 1; fi
     bash recipes/robust_training/run.sh train-one bidaf_clean 1
   fi
@@ -115,7 +115,7 @@ step_text() {
 
 step_e2e() {
   need "$PRETRAIN/speecht5_ctc" "run the pretrain step first"
-  need "$TEXT/model.tar.gz" "run the text step first"
+  need_finished "$TEXT" "run the text step first"
   # each stage until its validation F1 on the held-out articles stops improving, for each seed
   local seed
   for seed in ${E2E_SEEDS//,/ }; do
@@ -148,15 +148,19 @@ print(json.dumps({"type": "speecht5_ctc", "model_name": sys.argv[2], "decoder": 
 step_study() {
   need "$(installed bidaf-clean)" "run the text step first"
   local seed
-  for seed in ${E2E_SEEDS//,/ }; do need "${E2E}_finetune_s$seed/model.tar.gz" "run the e2e step first"; done
+  for seed in ${E2E_SEEDS//,/ }; do need_finished "${E2E}_finetune_s$seed" "run the e2e step first"; done
   need "$HELD_OUT/transcripts_speecht5_ctc_lm.json" "run the transcribe step first"
   say "study -> $OUT/study"
   allennlp compare "$RECIPE/study.jsonnet" -o "$OUT/study" --workers "$WORKERS"
 }
 
 step_status() {
-  local seed runs=()
-  for seed in ${E2E_SEEDS//,/ }; do runs+=("${E2E}_s$seed/model.tar.gz" "${E2E}_finetune_s$seed/model.tar.gz"); done
+  local seed runs=() folders=("$PRETRAIN" "$TEXT")
+  for seed in ${E2E_SEEDS//,/ }; do
+    runs+=("${E2E}_s$seed/model.tar.gz" "${E2E}_finetune_s$seed/model.tar.gz")
+    folders+=("${E2E}_s$seed" "${E2E}_finetune_s$seed")
+  done
+  progress "${folders[@]}"
   summary "$SPLIT" "$TRAIN9/fid2qid_train.csv" "$SEEN/fid2qid_dev.csv" \
     "$HELD_OUT/fid2qid_dev.csv" "$PRETRAIN/model.tar.gz" "$LM" "$TUNING" "$TEXT/model.tar.gz" "${runs[@]}" \
     "$(installed speecht5-ctc-small)" "$(installed bidaf-clean)" "$(installed e2e-speecht5-ctc)" \

@@ -47,7 +47,7 @@ card_of() {  # config name -> the id of its model card (seed 1 of each model is 
 
 train_one() {  # config name, seed: trains (or resumes) runs/robust_training/<name>_s<seed>
   local name=$1 seed=$2 folder="$OUT/$1_s$2"
-  if [ -f "$folder/model.tar.gz" ]; then
+  if finished "$folder"; then
     if [ "$seed" = 1 ]; then install_model "$(card_of "$name")" "$folder/model.tar.gz"; fi
     return 0
   fi
@@ -76,9 +76,7 @@ step_status() {
   local runs=() seed folder
   for seed in $SEEDS; do runs+=("$OUT/bidaf_clean_s$seed" "$OUT/bidaf_augmented_s$seed"); done
   if [ "$WITH_MINILM" = 1 ]; then runs+=("$OUT/minilm_clean_s1" "$OUT/minilm_augmented_s1"); fi
-  for folder in "${runs[@]}"; do
-    [ -f "$folder/model.tar.gz" ] || [ -z "$(epochs_done "$folder")" ] || echo "  training $folder: epochs done: $(epochs_done "$folder")"
-  done
+  progress "${runs[@]}"
   summary "$SPLIT" "$NOISY"/train_{keyboard,misspelling,back_translation,asr}.json "$NOISY/xquad_asr_rms.json" \
     "${runs[@]/%//model.tar.gz}" "$OUT/study/results.json" "$RECIPE/results.json"
 }

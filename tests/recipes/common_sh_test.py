@@ -1,5 +1,6 @@
 """recipes/common.sh, with stand-ins for `allennlp` and `python` that record their calls: a training is
-started, resumed with --recover from its last epoch, skipped once archived; `install_model` copies an
+started, resumed with --recover from its last epoch (also when the stop left an archive of its best
+epoch so far, as AllenNLP does on Ctrl-C or SIGTERM), skipped once it has finished; `install_model` copies an
 archive into the models folder once; `report` copies the study's results.json into the recipe and
 fills its README."""
 import json
@@ -15,8 +16,9 @@ echo "$*" >> calls.log
 folder=$4
 mkdir -p "$folder"
 echo '{}' > "$folder/config.json"
-if [ -n "${STOP:-}" ]; then touch "$folder/model_state_e1_b0.th"; exit 1; fi
-touch "$folder/model_state_e2_b0.th" "$folder/model.tar.gz"
+# stopped after an epoch, AllenNLP archives the best epoch so far; only a finished run writes metrics.json
+if [ -n "${STOP:-}" ]; then touch "$folder/model_state_e1_b0.th" "$folder/model.tar.gz"; exit 1; fi
+touch "$folder/model_state_e2_b0.th" "$folder/model.tar.gz" "$folder/metrics.json"
 """
 
 
@@ -39,6 +41,13 @@ def stand_in(tmp_path):
 def test_a_training_starts_resumes_and_is_skipped(stand_in):
     stopped = bash(stand_in, "train c.jsonnet runs/m -o '{}'", STOP="1")
     assert stopped.returncode == 1 and "FAILED: c.jsonnet; see runs/m.log" in stopped.stdout
+    status = bash(stand_in, "summary runs/m/model.tar.gz; progress runs/m")
+    assert "  stopped  runs/m/model.tar.gz (a stopped training's best epoch so far" in status.stdout
+    refused = bash(stand_in, "install_model some-card runs/m/model.tar.gz")
+    assert refused.returncode == 1 and "not installed: runs/m/model.tar.gz is a stopped training's" in refused.stderr
+    unmet = bash(stand_in, "need_finished runs/m 'run the text step first'; echo went on")
+    assert unmet.returncode == 1 and "went on" not in unmet.stdout
+    assert "missing the finished training runs/m (model.tar.gz and metrics.json): run the text step first" in unmet.stderr
     resumed = bash(stand_in, "train c.jsonnet runs/m -o '{}'")
     assert resumed.returncode == 0 and "(--recover; epochs done: 1;" in resumed.stdout
     skipped = bash(stand_in, "train c.jsonnet runs/m && summary runs/m/model.tar.gz runs/other")
@@ -90,6 +99,7 @@ def test_install_model_copies_an_archive_once(tmp_path):
     stand_in.chmod(0o755)
     (tmp_path / "runs").mkdir()
     (tmp_path / "runs" / "model.tar.gz").write_text("weights")
+    (tmp_path / "runs" / "metrics.json").write_text("{}")  # the training ran to its end
     models = tmp_path / "models"
     missing = bash(tmp_path, "install_model some-card runs/none.tar.gz", SRCFRAMEWORK_MODELS=str(models))
     assert missing.returncode == 1 and "missing runs/none.tar.gz: its training has not finished" in missing.stderr
