@@ -12,10 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
-
 from srcframework.common.errors import InputError, InputFileNotFound, did_you_mean, json_error_text
 from srcframework.common.files import write_bytes_atomic
 
@@ -132,6 +128,12 @@ def markdown_table(curve: TrainingCurve, metrics: Sequence[str]) -> str:
 
 def plot_training_curves(curves: Sequence[TrainingCurve], metrics: Sequence[str], title: Optional[str] = None) -> bytes:
     """A PNG: one panel a metric, one line a run, a ring on each run's best epoch."""
+    # imported here: every `allennlp` command imports this module, and matplotlib's first import
+    # logs (and takes seconds) where it has no font cache yet
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
     figure = Figure(figsize=(4.2 * len(metrics), 3.6), dpi=100)
     FigureCanvasAgg(figure)
     for panel, metric in enumerate(metrics):
