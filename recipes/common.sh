@@ -54,7 +54,7 @@ installed() {  # card id -> the path of its archive in the models folder
 install_model() {  # card id, archive: copies the archive into the models folder under the card's id, once
   local card=$1 archive=$2
   need "$archive" "its training has not finished"
-  [ -f "$(dirname "$archive")/metrics.json" ] || {
+  finished "$(dirname "$archive")" || {
     echo "not installed: $archive is a stopped training's best epoch so far; run its step again to resume it" >&2
     return 1
   }
@@ -85,7 +85,7 @@ report() {  # results.json of a study, recipe folder: copies it into the recipe,
   say "results: $recipe/results.json, the table in $recipe/README.md, the model cards and README.md's models table (commit them)"
 }
 
-progress() {  # training folders...: the learning curve of each one that has finished an epoch and is not archived
+progress() {  # training folders...: the learning curve of each one that has finished an epoch but not its training
   local folder
   for folder in "$@"; do
     if ! finished "$folder" && compgen -G "$folder/metrics_epoch_*.json" >/dev/null; then
