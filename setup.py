@@ -20,7 +20,7 @@ setup(
     python_requires=">=3.10",
     packages=find_packages(include=["srcframework", "srcframework.*"]),
     package_data={
-        "srcframework": ["data/default/*.json", "data/default/*.md", "noise/presets/*.jsonnet"]
+        "srcframework": ["data/default/*.json", "data/default/*.md", "noise/presets/*.jsonnet", "modelcards/*.json"]
     },
     install_requires=[
         "torch>=2.1",
@@ -39,10 +39,11 @@ setup(
         "torchaudio",
         "transformers>=4.30,<4.44",
         "sentencepiece",
+        "statsmodels",
     ],
     extras_require={
         "bench": ["allennlp-models==2.10.1"],
-        "dev": ["pytest"],
+        "dev": ["pytest", "pytest-xdist", "coverage"],
     },
     entry_points={"srcframework": []},
 )

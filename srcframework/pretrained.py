@@ -1,7 +1,7 @@
 """
 The models that the recipes make, by card id: `load_predictor("bidaf-robust")`.
 
-Each model has a card, `modelcards/ID.json`: AllenNLP's `ModelCard` as JSON (what the model is,
+Each model has a card, `srcframework/modelcards/ID.json` (shipped with the package): AllenNLP's `ModelCard` as JSON (what the model is,
 its intended use, training data, metrics and caveats), whose `model_usage` says, beside
 AllenNLP's `archive_file` (here the URL of a hosted copy, when there is one) and
 `training_config` (a path in this repository), what makes the archive here: the `recipe`, the
@@ -22,6 +22,7 @@ names another cards folder.
 """
 import inspect
 import json
+import logging
 import os
 import shutil
 from pathlib import Path
@@ -36,9 +37,14 @@ from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import atomic_output, read_json
 from srcframework.common.logs import params_not_logged
 
+logger = logging.getLogger(__name__)
+
 MODELS_ENV = "SRCFRAMEWORK_MODELS"
 CARDS_ENV = "SRCFRAMEWORK_MODELCARDS"
-CARDS_FOLDER = str(Path(__file__).resolve().parents[1] / "modelcards")
+CARDS_FOLDER = str(Path(__file__).resolve().parent / "modelcards")
+# the folder that holds `models/` and `recipes/` in a clone (site-packages when installed with `pip install .`)
+PROJECT_ROOT = str(Path(__file__).resolve().parents[1])
+_warned_deprecated = set()
 ARCHIVE_SUFFIX = ".tar.gz"
 
 
@@ -113,12 +119,49 @@ def models_folder() -> str:
 
 
 def cards_folder() -> str:
-    """The folder of model cards: `$SRCFRAMEWORK_MODELCARDS`, or this repository's `modelcards/`."""
+    """The folder of model cards: `$SRCFRAMEWORK_MODELCARDS`, or the package's `srcframework/modelcards/`."""
     return os.path.abspath(os.environ.get(CARDS_ENV) or CARDS_FOLDER)
 
 
+def repository_root() -> str:
+    """The folder a card's relative paths start from: the clone's root for the packaged cards, else the
+    folder above the cards folder (`$SRCFRAMEWORK_MODELCARDS`)."""
+    folder = cards_folder()
+    return PROJECT_ROOT if folder == os.path.abspath(CARDS_FOLDER) else os.path.dirname(folder)
+
+
+def deprecated_ids() -> Dict[str, str]:
+    """`{old id: current id}` from the cards' `deprecated_ids` lists (ids a card was renamed from)."""
+    folder = cards_folder()
+    if not os.path.isdir(folder):
+        return {}
+    aliases = {}
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".json"):
+            data = read_json(os.path.join(folder, name))
+            for old in (data.get("deprecated_ids") or []) if isinstance(data, dict) else []:
+                aliases[old] = name[: -len(".json")]
+    return aliases
+
+
+def current_id(model_id: str) -> str:
+    """`model_id`, or the id its card now has when it is a deprecated one (said once per process, as a warning)."""
+    path = os.path.join(cards_folder(), f"{model_id}.json") if isinstance(model_id, str) else ""
+    if not isinstance(model_id, str) or os.path.isfile(path):
+        return model_id
+    new = deprecated_ids().get(model_id)
+    if new is None:
+        return model_id
+    if model_id not in _warned_deprecated:
+        _warned_deprecated.add(model_id)
+        logger.warning("model id %r is deprecated: it is now %r (the old id still loads)", model_id, new)
+    return new
+
+
 def card_file(model_id: str) -> str:
-    """The card file of `model_id`; an unknown id is an `InputError` listing the known ones."""
+    """The card file of `model_id` (a deprecated id finds its renamed card); an unknown id is an
+    `InputError` listing the known ones."""
+    model_id = current_id(model_id)
     path = os.path.join(cards_folder(), f"{model_id}.json")
     if not isinstance(model_id, str) or os.sep in model_id or not os.path.isfile(path):
         known = ", ".join(sorted(model_cards())) or "none"
@@ -134,6 +177,7 @@ def read_card(path: str) -> ModelCard:
     expected = os.path.basename(path)[: -len(".json")]
     if data.get("id") != expected:
         raise InputError(f"{path}: its id is {data.get('id')!r}, not its file name {expected!r}")
+    data.pop("deprecated_ids", None)  # ids the card had before a rename (`current_id`)
     usage = data.pop("model_usage", None) or {}
     unknown = sorted(set(usage) - set(inspect.signature(RecipeUsage.__init__).parameters) - {"self"})
     if unknown:

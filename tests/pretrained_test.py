@@ -20,7 +20,7 @@ CONTEXT = json.loads((FIXTURES / "squad_tiny.json").read_text())["data"][0]["par
 
 def tiny_card(folder: Path, model_id: str, output: str, **usage) -> Path:
     """A card like the shipped ones, for an archive that a test makes."""
-    card = json.loads((ROOT / "modelcards" / "bidaf-quickstart.json").read_text())
+    card = json.loads((ROOT / "srcframework" / "modelcards" / "bidaf-quickstart.json").read_text())
     card["id"] = model_id
     card.pop("quantitative_analyses", None)  # a test's model has no figures until it fills them
     card["model_usage"].update(output=output, command=f"make {model_id}", time_here="a second", **usage)
@@ -65,7 +65,7 @@ def test_folders_default_and_follow_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("SRCFRAMEWORK_MODELCARDS", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert models_folder() == str(tmp_path / "cache" / "srcframework" / "models")
-    assert cards_folder() == CARDS_FOLDER == str(ROOT / "modelcards")
+    assert cards_folder() == CARDS_FOLDER == str(ROOT / "srcframework" / "modelcards")
     monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "mine"))
     assert installed_path("bidaf-robust") == str(tmp_path / "mine" / "bidaf-robust.tar.gz")
 
@@ -169,7 +169,7 @@ def test_bad_cards_are_one_line_errors(places):
 
 def test_a_card_without_a_predictor(places):
     _, cards = places
-    shutil.copy(ROOT / "modelcards" / "speecht5-ctc-small.json", cards)
+    shutil.copy(ROOT / "srcframework" / "modelcards" / "speecht5-ctc-small.json", cards)
     with pytest.raises(InputError, match="'speecht5-ctc-small' names no predictor"):
         load_predictor("speecht5-ctc-small")
 

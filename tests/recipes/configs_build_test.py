@@ -116,7 +116,7 @@ def test_every_config_of_a_recipe_is_used(recipe):
 
 # where a shared config may be named: the guides, the make targets, model cards, recipes, other
 # configs, benchmarks and the other tests
-NAMED_IN = ["README.md", "Makefile", "docs/**/*.md", "modelcards/*.json", "recipes/**/*", "training_configs/**/*sonnet",
+NAMED_IN = ["README.md", "Makefile", "docs/**/*.md", "srcframework/modelcards/*.json", "recipes/**/*", "training_configs/**/*sonnet",
             "benchmarks/*.py", "tests/**/*.py"]
 
 

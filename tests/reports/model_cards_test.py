@@ -33,7 +33,7 @@ def cards(tmp_path, monkeypatch):
     folder = tmp_path / "cards"
     folder.mkdir()
     for model_id in ("bidaf-robust", "bidaf-quickstart"):
-        card = json.loads((ROOT / "modelcards" / f"{model_id}.json").read_text())
+        card = json.loads((ROOT / "srcframework" / "modelcards" / f"{model_id}.json").read_text())
         card.pop("quantitative_analyses", None)  # a card before its recipe's figures are in
         (folder / f"{model_id}.json").write_text(json.dumps(card, indent=2))
     monkeypatch.setenv("SRCFRAMEWORK_MODELCARDS", str(folder))
@@ -54,7 +54,7 @@ def test_one_seed_of_a_study_fills_the_card(cards, tmp_path):
     assert card["model_usage"]["results"] == str(results)
     assert model_card("bidaf-robust").quantitative_analyses.unitary_results == text
     # the rest of the card is as it was
-    shipped = json.loads((ROOT / "modelcards" / "bidaf-robust.json").read_text())
+    shipped = json.loads((ROOT / "srcframework" / "modelcards" / "bidaf-robust.json").read_text())
     shipped.pop("quantitative_analyses", None)
     card.pop("quantitative_analyses")
     card["model_usage"]["results"] = shipped["model_usage"]["results"]
