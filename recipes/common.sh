@@ -7,7 +7,8 @@
 # inside them), so that the first failing command stops the run. Each model a recipe trains goes into
 # the models folder under its model card's id (`install_model`), the id its study names it by.
 # TRAIN_OVERRIDES, when set, is handed to every `allennlp train` as `-o` (a JSON object of config
-# keys), e.g. TRAIN_OVERRIDES='{"trainer": {"num_epochs": 1}}' for a quick smoke run of a recipe.
+# keys), e.g. TRAIN_OVERRIDES='{"trainer.num_epochs": 1}' for a quick smoke run of a recipe. Give keys
+# dotted: a key that is not dotted replaces its whole block (a "trainer" key drops the optimizer).
 export PATH="$PWD/.venv/bin:$PATH"
 DATA=${SHARED_DATA:-../shared/data}
 STARTED=$(date +%s)

@@ -12,14 +12,23 @@ it nothing changes. Current adaptations:
   ``../x`` or ``/x``, or a link pointing outside, writes outside the extraction folder. It now
   refuses such an archive with an `UnsafeArchiveError` naming the archive and the member, before
   anything is written, and extracts the rest with ``tarfile``'s ``"data"`` filter.
+- ``allennlp.common.params.with_overrides`` (every ``-o``/``--overrides``, a model card's
+  overrides, ``load_archive(overrides=...)``) replaces a whole block when an override's key is not
+  dotted: ``{"trainer": {"num_epochs": 1}}`` leaves a trainer of ``num_epochs`` alone, without a
+  word. It now logs one warning line for each override that drops keys of the block it replaces,
+  naming them and giving the dotted form that changes only what the override gives
+  (``{"trainer.num_epochs": 1}``). A block given another ``type`` is a new component, whose old
+  keys belong to the old type: that is not warned about.
 """
 import inspect
+import json
 import logging
 import os
 import shutil
 import tarfile
 import tempfile
 from contextlib import contextmanager
+from typing import Any, Dict, List, Tuple
 
 import torch
 from allennlp.common.checks import ConfigurationError
@@ -152,11 +161,89 @@ def _patch_extracted_archive() -> None:
     APPLIED.append("archival.extracted_archive: refuses members that would land outside the folder")
 
 
+_MISSING = object()
+
+
+def _config_at(config: Any, dotted_key: str) -> Any:
+    """The value at `dotted_key` of `config` (list items by index), as `with_overrides` finds it."""
+    node = config
+    for part in dotted_key.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return _MISSING
+    return node
+
+
+def _compare_blocks(old: dict, new: dict, path: str, dropped: List[str], dotted: Dict[str, Any]) -> None:
+    if "type" in new and new.get("type") != old.get("type"):
+        return  # another component: the old keys were its predecessor's
+    for key in old:
+        if key not in new:
+            dropped.append(f"{path}{key}")
+    for key, value in new.items():
+        if key in old and isinstance(old[key], dict) and isinstance(value, dict):
+            _compare_blocks(old[key], value, f"{path}{key}.", dropped, dotted)
+        else:
+            dotted[f"{path}{key}"] = value
+
+
+def dropping_overrides(original: dict, overrides: Dict[str, Any]) -> List[Tuple[str, List[str], Dict[str, Any]]]:
+    """
+    The overrides that replace a block of `original` (a dict) with a dict that lacks some of its
+    keys, as AllenNLP applies an override whose key is not dotted. For each: its key, the keys it
+    drops (relative to that block; a block inside it that loses keys counts too), and the dotted
+    overrides that change only the values it gives. A block given another `type` is a new
+    component, and is not counted.
+    """
+    found = []
+    for key, value in overrides.items():
+        old = _config_at(original, key)
+        if not isinstance(old, dict) or not isinstance(value, dict):
+            continue
+        dropped: List[str] = []
+        dotted: Dict[str, Any] = {}
+        _compare_blocks(old, value, "", dropped, dotted)
+        if dropped:
+            found.append((key, dropped, {f"{key}.{inner}": inner_value for inner, inner_value in dotted.items()}))
+    return found
+
+
+def dropping_override_message(key: str, dropped: List[str], dotted: Dict[str, Any]) -> str:
+    """One line: what the override of `key` drops and the dotted form to give instead."""
+    return (
+        f"the override {json.dumps(key)} replaces that whole block and drops its keys {', '.join(dropped)}; "
+        f"to change only the keys it gives, pass them dotted: {json.dumps(dotted)}"
+    )
+
+
+def _patch_with_overrides() -> None:
+    from allennlp.common import params as params_module
+
+    original_function = params_module.with_overrides
+    if getattr(original_function, "_srcframework_warns", False):
+        return
+
+    def with_overrides(original, overrides_dict, prefix=""):
+        if not prefix and isinstance(original, dict):
+            for key, dropped, dotted in dropping_overrides(original, overrides_dict):
+                logger.warning(dropping_override_message(key, dropped, dotted))
+        return original_function(original, overrides_dict, prefix)
+
+    with_overrides._srcframework_warns = True
+    with_overrides.__wrapped__ = original_function
+    params_module.with_overrides = with_overrides
+    APPLIED.append("params.with_overrides: warns of an override that drops keys of the block it replaces")
+
+
 def apply() -> list:
     """Apply every needed adaptation once; returns the list of those applied."""
     if not APPLIED:
         _patch_reduce_on_plateau()
         _patch_extracted_archive()
+        _patch_with_overrides()
         for item in APPLIED:
             logger.debug("srcframework.compat applied %s", item)
     return APPLIED

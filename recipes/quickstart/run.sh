@@ -9,7 +9,8 @@
 #   bash recipes/quickstart/run.sh status    # what is done
 # A step whose output is complete is skipped; a stopped training resumes from its last epoch.
 # QUICKSTART_OUT (default runs/quickstart) holds the run and the study; TRAIN_OVERRIDES (an
-# `allennlp train -o` JSON) changes the training, e.g. '{"trainer": {"num_epochs": 1}}' for a smoke run.
+# `allennlp train -o` JSON) changes the training, e.g. '{"trainer.num_epochs": 1}' for a smoke run
+# (keys dotted: a "trainer" key would replace the whole trainer block).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source recipes/common.sh
