@@ -1,30 +1,21 @@
 """The `allennlp` command line on the tiny fixture: train, evaluate, predict, squad-eval."""
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-from tests.conftest import FIXTURES, ROOT
-
-ALLENNLP = [sys.executable, "-m", "allennlp"]
+from tests.conftest import FIXTURES, allennlp_process, run_allennlp
 
 
-def allennlp(*arguments, cwd=ROOT):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    done = subprocess.run(ALLENNLP + list(arguments), cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+def allennlp(*arguments, cwd=None):
+    done = run_allennlp(*arguments, **({"cwd": cwd} if cwd else {}))
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
 
 def test_train_evaluate_predict_squad_eval(tmp_path):
     run_dir = tmp_path / "run"
-    # from the repository root, .allennlp_plugins finds srcframework without flags
     allennlp("train", str(FIXTURES / "bidaf_tiny.jsonnet"), "-s", str(run_dir))
     archive = run_dir / "model.tar.gz"
     assert archive.exists()
     data = str(FIXTURES / "squad_tiny.json")
-    # elsewhere, --include-package srcframework.allennlp_plugin does
     metrics_file = tmp_path / "metrics.json"
     allennlp("evaluate", str(archive), data, "--output-file", str(metrics_file),
              "--include-package", "srcframework.allennlp_plugin", cwd=tmp_path)
@@ -44,4 +35,8 @@ def test_train_evaluate_predict_squad_eval(tmp_path):
 
 
 def test_help_lists_squad_eval():
-    assert "squad-eval" in allennlp("--help").stdout
+    """A process of its own: from the repository root, `.allennlp_plugins` finds srcframework's
+    subcommands without flags."""
+    done = allennlp_process("--help")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "squad-eval" in done.stdout

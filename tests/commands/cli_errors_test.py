@@ -1,23 +1,18 @@
-"""One-line errors of the `allennlp` command line, and the traceback in debug mode."""
+"""One-line errors of the `allennlp` command line, and the traceback in debug mode. Most commands
+run in this process (`run_allennlp` shows an error that ends them as the process's hook would); a
+few run in a process of their own, for what only a process shows: its exit status and stderr
+when the hook installed at start-up ends it, `--debug` taken off its argv, an empty stderr."""
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from srcframework.commands import cli_errors
 from srcframework.data.errors import DatasetError
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, allennlp_process, run_allennlp
 
 
 def allennlp(*arguments, debug_env=None):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    env.pop(cli_errors.DEBUG_ENV, None)
-    if debug_env is not None:
-        env[cli_errors.DEBUG_ENV] = debug_env
-    command = [sys.executable, "-m", "allennlp", *arguments]
-    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return run_allennlp(*arguments, env={cli_errors.DEBUG_ENV: debug_env})
 
 
 @pytest.fixture
@@ -29,10 +24,12 @@ def bad_data(tmp_path):
     return path
 
 
-def test_a_dataset_error_is_one_line(bad_data, tmp_path):
+@pytest.mark.parametrize("where", ["process", "in_process"])
+def test_a_dataset_error_is_one_line(bad_data, tmp_path, where):
     predictions = tmp_path / "p.json"
     predictions.write_text('{"q1": "1882"}')
-    done = allennlp("squad-eval", str(bad_data), str(predictions))
+    run = allennlp_process if where == "process" else allennlp
+    done = run("squad-eval", str(bad_data), str(predictions))
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == f"error: {bad_data} (question id 'q1'): empty answer text"
     assert "Traceback" not in done.stderr
@@ -48,12 +45,15 @@ def test_a_configuration_error_of_a_built_in_command_is_one_line(tmp_path):
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("how", ["flag", "env"])
+@pytest.mark.parametrize("how", ["flag in a process", "flag", "env"])
 def test_debug_shows_the_traceback(bad_data, tmp_path, how):
     predictions = tmp_path / "p.json"
     predictions.write_text('{"q1": "1882"}')
     arguments = ["squad-eval", str(bad_data), str(predictions)]
-    done = allennlp("--debug", *arguments) if how == "flag" else allennlp(*arguments, debug_env="1")
+    if how == "flag in a process":
+        done = allennlp_process("--debug", *arguments)
+    else:
+        done = allennlp("--debug", *arguments) if how == "flag" else allennlp(*arguments, debug_env="1")
     assert done.returncode == 1
     assert "Traceback (most recent call last)" in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("srcframework.data.errors.DatasetError: ")
@@ -283,7 +283,7 @@ def test_plugin_announcements_are_debug_only(caplog):
 
 
 def test_help_prints_nothing_on_stderr():
-    done = allennlp("noise", "--help")
+    done = allennlp_process("noise", "--help")
     assert done.returncode == 0 and "usage: allennlp noise" in done.stdout
     assert done.stderr == ""
 
