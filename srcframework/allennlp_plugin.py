@@ -7,6 +7,8 @@ srcframework one. `import srcframework` alone only registers components; this mo
 - in the `allennlp` command line, installs the one-line error handler (`commands.cli_errors`);
 - makes `evaluate` and `predict` check their output paths before any work
   (`commands.allennlp_outputs`);
+- makes `train` end a stopped training with one line (where it stopped, how to resume), and leave
+  no serialization folder when it fails before its first epoch (`commands.allennlp_train`);
 - loads third-party plugins (the `srcframework` entry point); a plugin that cannot be used as
   installed (a name clash) stops every command but `list-plugins`, which reports it;
 - has every spawned worker process (`common.worker_pool`) apply the patches and load the plugins
@@ -16,7 +18,7 @@ A library user who wants the same in a Python program calls `activate()`.
 """
 import srcframework  # noqa: F401  (registers the components)
 from srcframework import compat, config_defaults
-from srcframework.commands import allennlp_outputs, cli_errors
+from srcframework.commands import allennlp_outputs, allennlp_train, cli_errors
 from srcframework.common.worker_pool import on_worker_start
 from srcframework.plugins.manager import load_plugins
 
@@ -32,6 +34,7 @@ def activate() -> None:
     compat.apply()
     config_defaults.export()
     allennlp_outputs.install()
+    allennlp_train.install()
     # spawned workers (noise, synthesis, transcription, study pairs) start bare: they redo these
     on_worker_start(compat.apply)
     on_worker_start(load_plugins)

@@ -11,7 +11,11 @@ it nothing changes. Current adaptations:
   configs) extracts a model archive with ``tarfile.extractall`` and no filter, so a member named
   ``../x`` or ``/x``, or a link pointing outside, writes outside the extraction folder. It now
   refuses such an archive with an `UnsafeArchiveError` naming the archive and the member, before
-  anything is written, and extracts the rest with ``tarfile``'s ``"data"`` filter.
+  anything is written, and extracts the rest with ``tarfile``'s ``"data"`` filter. An archive
+  that a stopped training left (a ``model.tar.gz`` whose serialization folder has no
+  ``metrics.json``: AllenNLP archives the best epoch so far when a training is interrupted) is
+  loaded with a warning line saying so and how to resume the training
+  (`srcframework.common.training_runs.stopped_archive_note`).
 - ``allennlp.common.params.with_overrides`` (every ``-o``/``--overrides``, a model card's
   overrides, ``load_archive(overrides=...)``) replaces a whole block when an override's key is not
   dotted: ``{"trainer": {"num_epochs": 1}}`` leaves a trainer of ``num_epochs`` alone, without a
@@ -32,6 +36,8 @@ from typing import Any, Dict, List, Tuple
 
 import torch
 from allennlp.common.checks import ConfigurationError
+
+from srcframework.common.training_runs import stopped_archive_note
 
 logger = logging.getLogger(__name__)
 
@@ -142,6 +148,9 @@ def _patch_extracted_archive() -> None:
 
     @contextmanager
     def extracted_archive(resolved_archive_file, cleanup=True):
+        note = stopped_archive_note(resolved_archive_file)
+        if note:
+            logger.warning(note)
         tempdir = tempfile.mkdtemp()
         try:
             archival.logger.info(f"extracting archive file {resolved_archive_file} to temp dir {tempdir}")

@@ -15,6 +15,10 @@ train` replaces `sys.excepthook` with its own (which logs every uncaught excepti
 traceback) in `prepare_global_logging`; that function is wrapped so that the one-line hook goes
 back on top, deferring every other exception to AllenNLP's.
 
+A command stopped by Ctrl-C or SIGTERM ends with one line instead of the `KeyboardInterrupt`
+traceback: what is kept and how to go on (`stopped_message`; `allennlp train` gives its own,
+`commands.allennlp_train`). Ctrl-C still ends the process with status 130.
+
 Three more kinds of exception are bad input and get the one line too: a `ValueError` or
 `TypeError` raised by the constructor (`__init__`) of a registered component itself, which is how
 a component checks its parameters (the line names the component's class); AllenNLP's `TypeError`
@@ -249,10 +253,31 @@ def unknown_parameter_message(traceback) -> Optional[str]:
     return f"{component} got {noun} {', '.join(unknown)}; its parameters: {_names(known)}"
 
 
+# the subcommands whose work is journaled or cached: run again, they resume where they stopped
+RESUMABLE = ("noise", "synthesize-speech", "transcribe", "cascade", "compare")
+
+
+def stopped_message(how: str, command: Optional[str] = None) -> str:
+    """The line of a command stopped by `how` (Ctrl-C, SIGTERM) that gave no line of its own."""
+    command = command or running_subcommand()
+    name = f"allennlp {command}" if command else "the command"
+    if command in RESUMABLE:
+        return f"stopped by {how}: {name} keeps what it finished, and the same command resumes it"
+    return f"stopped by {how}: {name} did not finish, so what it was writing is incomplete or not written"
+
+
 def excepthook(kind, error, traceback, fallback=None) -> None:
-    """Prints a one-line error for the bad-input errors outside debug mode; otherwise defers to
-    `fallback` (Python's own hook by default)."""
+    """Prints a one-line error for the bad-input errors, and one line for a command stopped by
+    Ctrl-C or SIGTERM (the line the stopped work gave, `allennlp_train.STOPPED_ATTRIBUTE`, or
+    `stopped_message`), outside debug mode; otherwise defers to `fallback` (Python's own hook by
+    default)."""
     if not debug_mode():
+        from srcframework.commands.allennlp_train import STOPPED_ATTRIBUTE, stop_name
+
+        how = stop_name(error)
+        if how is not None:
+            print(getattr(error, STOPPED_ATTRIBUTE, None) or stopped_message(how), file=sys.stderr)
+            return
         if isinstance(error, one_line_error_types()):
             reworded = unknown_name_message(traceback) or unknown_parameter_message(traceback)
             print(f"error: {excerpt(reworded)}" if reworded else one_line(error), file=sys.stderr)

@@ -1,5 +1,6 @@
 import contextlib
 import multiprocessing
+import signal
 from typing import Callable, Iterable, Iterator, List, Optional, Sequence
 
 # module-level functions that every spawned worker runs first: a spawned process starts from a bare
@@ -15,6 +16,10 @@ def on_worker_start(function: Callable[[], object]) -> None:
 
 
 def _start_worker(setup: List[Callable[[], object]], initializer: Optional[Callable], initargs: tuple) -> None:
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the work (it ends the
+    # pool and says in one line what is kept); a worker that raised KeyboardInterrupt too would
+    # print a traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for function in setup:
         function()
     if initializer is not None:
