@@ -15,6 +15,11 @@ srcframework one. `import srcframework` alone only registers components; this mo
   too.
 
 A library user who wants the same in a Python program calls `activate()`.
+
+Run from the folder that holds a clone, `import srcframework` can find the clone's folder instead
+of the package: the first import of `srcframework.common` (by `compat`, below) then stops the
+`allennlp` command line with one line saying so (`common.shadowing`), before AllenNLP's errors
+about unregistered names.
 """
 import srcframework  # noqa: F401  (registers the components)
 from srcframework import compat, config_defaults

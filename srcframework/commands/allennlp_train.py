@@ -26,6 +26,7 @@ import shutil
 import sys
 from typing import Optional
 
+from srcframework.common.cli import running_allennlp_cli
 from srcframework.common.training_runs import ARCHIVE_NAME, resume_command, run_state
 
 logger = logging.getLogger(__name__)
@@ -72,8 +73,6 @@ def stopped_line(how: str, folder: str, removed: bool, argv: Optional[list] = No
         return (f"stopped by {how} before the first epoch of {folder} ended: nothing was kept (what it wrote "
                 "there is removed); the same command starts again")
     state = run_state(folder)
-    from srcframework.commands.cli_errors import running_allennlp_cli
-
     if argv is None and running_allennlp_cli():
         argv = sys.argv
     command = (same_command_with_recover(argv) if argv is not None else None) or resume_command(folder)

@@ -46,6 +46,7 @@ import re
 import sys
 from typing import Optional, Tuple
 
+from srcframework.common.cli import running_allennlp_cli, running_subcommand, subcommand  # noqa: F401
 from srcframework.common.errors import did_you_mean
 
 DEBUG_ENV = "SRCFRAMEWORK_DEBUG"
@@ -61,27 +62,6 @@ ONE_LINE_ERRORS = (
 )
 
 _installed = False
-
-
-def running_allennlp_cli(argv: Optional[list] = None) -> bool:
-    """Whether this process is the `allennlp` command line (`allennlp ...` or `python -m allennlp`)."""
-    main = sys.modules.get("__main__")
-    spec = getattr(main, "__spec__", None)
-    if spec is not None and spec.name == "allennlp.__main__":
-        return True
-    argv = sys.argv if argv is None else argv
-    return bool(argv) and os.path.basename(argv[0]) == "allennlp"
-
-
-def subcommand(argv: Optional[list] = None) -> Optional[str]:
-    """The subcommand of an `allennlp` command line (its first argument not starting with `-`)."""
-    argv = sys.argv if argv is None else argv
-    return next((arg for arg in argv[1:] if not arg.startswith("-")), None)
-
-
-def running_subcommand() -> Optional[str]:
-    """The subcommand when this process is the `allennlp` command line, else None."""
-    return subcommand() if running_allennlp_cli() else None
 
 
 def debug_mode() -> bool:
