@@ -29,6 +29,9 @@ Two of AllenNLP's own `ConfigurationError`s are reworded from what they were rai
 unknown registered name (`unknown sources.0.type 'keybord': did you mean keyboard? choices: ...`,
 instead of the advice to use `--include-package`) and an unknown parameter (`KeyboardNoise got an
 unknown parameter word_prob: did you mean word_probability? its parameters: word_probability`).
+A third, a required key that is missing, gains the keys of its block that look like a misspelling
+of it, which AllenNLP never reaches (`key "batch_size" is required at location
+"data_loader.batch_sampler.": the block has the unknown key batchsize: did you mean batch_size?`).
 
 In the command line AllenNLP announces each plugin it imports at INFO level before any command
 runs (`--help` included); those lines are kept only when the log level is DEBUG
@@ -38,6 +41,7 @@ A message longer than `MAX_MESSAGE` characters is cut to an excerpt: each long q
 (an `importstr` of a whole file that a config passes as a name) is shortened to its first
 characters, then the middle of what is still too long is left out, saying how much.
 """
+import difflib
 import functools
 import inspect
 import logging
@@ -246,6 +250,23 @@ def stopped_message(how: str, command: Optional[str] = None) -> str:
     return f"stopped by {how}: {name} did not finish, so what it was writing is incomplete or not written"
 
 
+def missing_key_message(error: BaseException, traceback) -> Optional[str]:
+    """For AllenNLP's error of a required key that is missing (`Params.pop`: `key "batch_size" is
+    required at location "data_loader.batch_sampler."`), the message with the keys of that block
+    that look like a misspelling of it (`... the block has the unknown key batchsize: did you mean
+    batch_size?`); None for any other error, or when no key there is close."""
+    frame = _frame_named(traceback, "allennlp.common.params", "pop")
+    if frame is None or "key" not in frame.f_locals:
+        return None
+    key, params = frame.f_locals["key"], frame.f_locals.get("self")
+    remaining = [str(name) for name in (getattr(params, "params", None) or {})]
+    close = difflib.get_close_matches(str(key), remaining, n=3, cutoff=0.6)
+    if not close:
+        return None
+    noun = "the unknown key" if len(close) == 1 else "the unknown keys"
+    return f"{error}: the block has {noun} {', '.join(close)}: did you mean {key}?"
+
+
 def excepthook(kind, error, traceback, fallback=None) -> None:
     """Prints a one-line error for the bad-input errors, and one line for a command stopped by
     Ctrl-C or SIGTERM (the line the stopped work gave, `allennlp_train.STOPPED_ATTRIBUTE`, or
@@ -259,7 +280,8 @@ def excepthook(kind, error, traceback, fallback=None) -> None:
             print(getattr(error, STOPPED_ATTRIBUTE, None) or stopped_message(how), file=sys.stderr)
             return
         if isinstance(error, one_line_error_types()):
-            reworded = unknown_name_message(traceback) or unknown_parameter_message(traceback)
+            reworded = (unknown_name_message(traceback) or unknown_parameter_message(traceback)
+                        or missing_key_message(error, traceback))
             print(f"error: {excerpt(reworded)}" if reworded else one_line(error), file=sys.stderr)
             return
         prefix = constructor_check(error, traceback)
