@@ -34,7 +34,7 @@ from allennlp.common.model_card import ModelCard, ModelUsage
 
 from srcframework import compat
 from srcframework.common.errors import InputError, InputFileNotFound
-from srcframework.common.files import atomic_output, read_json
+from srcframework.common.files import atomic_output, file_sha256, read_json
 from srcframework.common.logs import params_not_logged
 
 logger = logging.getLogger(__name__)
@@ -77,6 +77,12 @@ class RecipeUsage(ModelUsage):
         Which weights the archive holds, fixed before training.
     time_here : `str`, optional
         How long the command takes on this project's machine.
+    sha256 : `str`, optional
+        The sha256 of a released archive (`archive_file` a path in the repository): checked before it is loaded.
+    size : `int`, optional
+        Its size in bytes.
+    float16 : `bool`, optional
+        True when its weights are stored in half precision (`allennlp models release --float16`).
     results : `str`, optional
         The results file (a study's `results.json`, or `allennlp evaluate` metrics) that
         `allennlp models metrics` fills the card's figures from and `allennlp models table` reads:
@@ -96,6 +102,9 @@ class RecipeUsage(ModelUsage):
         declared_checkpoint: Optional[str] = None,
         time_here: Optional[str] = None,
         results: Optional[str] = None,
+        sha256: Optional[str] = None,
+        size: Optional[int] = None,
+        float16: Optional[bool] = None,
     ) -> None:
         self.archive_file = archive_file
         self.training_config = training_config
@@ -107,6 +116,9 @@ class RecipeUsage(ModelUsage):
         self.declared_checkpoint = declared_checkpoint
         self.time_here = time_here
         self.results = results
+        self.sha256 = sha256
+        self.size = size
+        self.float16 = float16
 
 
 def models_folder() -> str:
@@ -217,11 +229,10 @@ def making(card: ModelCard) -> str:
 
 def repository_file(where: Optional[str]) -> Optional[str]:
     """A path a card names: a URL or an absolute path as it is, a relative path (in the
-    repository: `models/ID.tar.gz`, `recipes/X/results.json`) from the folder above the cards
-    folder; None for None."""
+    repository: `models/ID.tar.gz`, `recipes/X/results.json`) from `repository_root()`; None for None."""
     if not where or "://" in where or os.path.isabs(where):
         return where
-    return os.path.join(os.path.dirname(cards_folder()), where)
+    return os.path.join(repository_root(), where)
 
 
 def released_file(card: ModelCard) -> Optional[str]:
@@ -229,33 +240,79 @@ def released_file(card: ModelCard) -> Optional[str]:
     return repository_file(card.model_usage.archive_file)
 
 
+def is_released(card: ModelCard) -> bool:
+    """True when the card's `archive_file` is a path in the repository (`models/ID.tar.gz`), not a URL."""
+    where = card.model_usage.archive_file
+    return bool(where) and "://" not in where and not os.path.isabs(where)
+
+
+_checked: Dict[Tuple[str, float, int], str] = {}
+
+
+def checked_release(card: ModelCard) -> str:
+    """The released archive's path after its sha256 is checked against the card (once per file state);
+    a missing or changed file is a `ModelArchiveNotFound` saying how to get it."""
+    path = released_file(card)
+    if not os.path.isfile(path):
+        if not os.path.isdir(os.path.join(repository_root(), "models")):  # an installed package, not a clone
+            raise ModelArchiveNotFound(
+                f"model {card.id!r} is released in the srcframework repository as {card.model_usage.archive_file}, "
+                f"which is not beside this installation ({repository_root()}): clone the repository and use it from "
+                f"the clone, or `allennlp models install {card.id} --archive CLONE/{card.model_usage.archive_file}`"
+            )
+        raise ModelArchiveNotFound(
+            f"model {card.id!r}: its released archive {path} is missing from this clone "
+            f"(`git checkout -- {card.model_usage.archive_file}` restores it); or it is made by {making(card)}"
+        )
+    expected = card.model_usage.sha256
+    if expected:
+        stat = os.stat(path)
+        key = (path, stat.st_mtime, stat.st_size)
+        if _checked.get(key) != expected:
+            actual = file_sha256(path)
+            if actual != expected:
+                raise ModelArchiveNotFound(
+                    f"model {card.id!r}: {path} does not match the sha256 its card records "
+                    f"({actual[:12]}... against {expected[:12]}...): `git checkout -- {card.model_usage.archive_file}`, "
+                    f"or release it again (allennlp models release {card.id})"
+                )
+            _checked[key] = expected
+    return path
+
+
 def archive_status(card: ModelCard) -> Tuple[str, str]:
     """
-    `(state, where)`: `installed` (the models folder's path), `built` (the recipe's output exists
-    but is not installed), `released` (an archive in the repository, which the card names by a
-    relative path), `hosted` (the card's URL or absolute path; whether it is downloaded yet is the
-    cache's business) or `missing` (the command that makes it).
+    `(state, where)`: `installed` (the models folder's path), `released` (an archive in the
+    repository that the card names, with its sha256), `built` (the recipe's output exists but is
+    neither installed nor released), `hosted` (the card's URL or absolute path; whether it is
+    downloaded yet is the cache's business), `missing` (a released archive that is not in this
+    clone or installation) or `to train` (the command that makes it, and its time).
     """
     usage = card.model_usage
     if os.path.isfile(installed_path(card.id)):
         return "installed", installed_path(card.id)
+    if is_released(card):
+        where = released_file(card)
+        if os.path.isfile(where):
+            return "released", where
+        return "missing", f"{where} is not there; {making(card)}"
     if usage.output and os.path.isfile(usage.output):
         return "built", usage.output
-    where = released_file(card)
-    if where and where != usage.archive_file:  # a path in the repository
-        return ("released", where) if os.path.isfile(where) else ("missing", f"{where} is not there; {making(card)}")
-    if where:
-        return "hosted", where
-    return "missing", making(card)
+    if usage.archive_file:
+        return "hosted", usage.archive_file
+    return "to train", making(card)
 
 
 def archive_path(model_id: str) -> str:
-    """The local path of `model_id`'s archive: the models folder's copy, else the hosted one
-    fetched through `cached_path`; else `ModelArchiveNotFound` naming the command that makes it."""
+    """The local path of `model_id`'s archive: the models folder's copy, else the archive released
+    in the repository (its sha256 checked), else the hosted one fetched through `cached_path`; else
+    `ModelArchiveNotFound` naming the command that makes it."""
     card = model_card(model_id)
-    installed = installed_path(model_id)
+    installed = installed_path(card.id)
     if os.path.isfile(installed):
         return installed
+    if is_released(card):
+        return checked_release(card)
     hosted = released_file(card)
     if hosted:
         try:
@@ -263,15 +320,15 @@ def archive_path(model_id: str) -> str:
         except Exception as err:  # a download's or a missing file's error, whatever its kind, in one line
             message = " ".join(str(err).split())
             raise ModelArchiveNotFound(
-                f"model {model_id!r}: its hosted copy {hosted} cannot be fetched: {message}"
+                f"model {card.id!r}: its hosted copy {hosted} cannot be fetched: {message}"
             ) from None
     output = card.model_usage.output
     if output and os.path.isfile(output):
-        fix = f"{output} is built: `allennlp models install {model_id}` copies it there"
+        fix = f"{output} is built: `allennlp models install {card.id}` copies it there"
     else:
         fix = f"it is made by {making(card)}" + (f", which writes {output}" if output else "")
     raise ModelArchiveNotFound(
-        f"model {model_id!r} has no archive in the models folder ({installed}; ${MODELS_ENV}) and no hosted copy: {fix}"
+        f"model {card.id!r} has no archive in the models folder ({installed}; ${MODELS_ENV}) and no hosted copy: {fix}"
     )
 
 
@@ -300,6 +357,16 @@ def load_predictor(model_id: str, predictor_name: Optional[str] = None, cuda_dev
     return Predictor.from_archive(archive, name, extra_args=predictor_args or None)
 
 
+def finished_training(archive: str) -> None:
+    """An `InputError` when `archive` sits in a serialization folder whose training did not finish
+    (AllenNLP archives the best epoch so far when a training is stopped; only a finished run writes
+    metrics.json)."""
+    run = os.path.dirname(os.path.abspath(archive))
+    if os.path.isfile(os.path.join(run, "config.json")) and not os.path.isfile(os.path.join(run, "metrics.json")):
+        raise InputError(f"{archive} is a stopped training's best epoch so far (no metrics.json beside it): "
+                         "finish the training (allennlp train CONFIG -s RUN --recover) first")
+
+
 def declared_by(archive: str) -> str:
     """The id of the card whose `output` is `archive` (the same file); none is an `InputError`."""
     target = os.path.realpath(archive)
@@ -320,11 +387,13 @@ def install(model_id: Optional[str] = None, archive: Optional[str] = None) -> st
             raise InputError("say which model to install: an id, or the archive a card declares as its output")
         model_id = declared_by(archive)
     card = model_card(model_id)
+    model_id = card.id
     source = archive or card.model_usage.output
     if not source:
         raise InputError(f"model {model_id!r}: its card declares no output; give the archive to install")
     if not os.path.isfile(source):
         raise InputFileNotFound(f"model {model_id!r}: no archive at {source}; it is made by {making(card)}")
+    finished_training(source)
     target = installed_path(model_id)
     os.makedirs(os.path.dirname(target), exist_ok=True)
     with open(source, "rb") as reader, atomic_output(target, "wb") as writer:

@@ -20,6 +20,7 @@ LAYERS = {
     "training": 3,
     "predictors": 3,
     "pretrained": 3,  # model cards → archives and predictors
+    "release": 3,  # released archives in models/
     "modules": 2,
     "noise": 2,
     "data": 1,

@@ -23,6 +23,8 @@ def tiny_card(folder: Path, model_id: str, output: str, **usage) -> Path:
     card = json.loads((ROOT / "srcframework" / "modelcards" / "bidaf-quickstart.json").read_text())
     card["id"] = model_id
     card.pop("quantitative_analyses", None)  # a test's model has no figures until it fills them
+    for released in ("archive_file", "sha256", "size", "float16"):  # nor a released archive
+        card["model_usage"].pop(released, None)
     card["model_usage"].update(output=output, command=f"make {model_id}", time_here="a second", **usage)
     path = folder / f"{model_id}.json"
     path.write_text(json.dumps(card, indent=2))
@@ -54,7 +56,9 @@ def test_the_shipped_cards():
         # figures come only from a results file, through `allennlp models metrics`
         analyses = card.quantitative_analyses
         assert analyses is None or not analyses.unitary_results or usage.results
-        assert usage.archive_file is None  # nothing is hosted yet
+        # nothing is hosted: an archive is released in the repository, with its sha256 and size, or not at all
+        assert usage.archive_file is None or (
+            usage.archive_file == f"models/{model_id}.tar.gz" and len(usage.sha256) == 64 and usage.size > 0)
     assert cards["bidaf-robust"].model_usage.output == "runs/robust_training/bidaf_augmented_s1/model.tar.gz"
     assert cards["bidaf-robust"].registered_predictor_name == "span_qa"
     assert cards["speecht5-ctc-small"].registered_predictor_name is None
@@ -99,7 +103,7 @@ def test_missing_archive_names_the_command_that_makes_it(places):
     with pytest.raises(ModelArchiveNotFound, match=r"no hosted copy: it is made by `make unmade` \(a second\), "
                                                    r"which writes runs/nowhere/model.tar.gz$"):
         archive_path("unmade")
-    assert archive_status(model_card("unmade")) == ("missing", "`make unmade` (a second)")
+    assert archive_status(model_card("unmade")) == ("to train", "`make unmade` (a second)")
     with pytest.raises(InputError, match="no archive at runs/nowhere/model.tar.gz; it is made by `make unmade`"):
         install("unmade")
 

@@ -4,6 +4,9 @@
   (or which command makes it);
 - `allennlp models install [ID] [--archive PATH]`: copies an archive (default: the card's recipe
   output; without ID, the card that declares PATH as its output) into the models folder;
+- `allennlp models release ID [--archive PATH] [--float16]`: a slim copy of a finished training's
+  archive into the repository's `models/ID.tar.gz`, its sha256 and size into the card;
+- `allennlp models verify`: every released archive against its card's sha256 and size;
 - `allennlp models path ID`: the archive's local path (fetched when only hosted; a released archive's path in the repository), for scripts;
 - `allennlp models metrics ID [--results FILE]`: fills the card's figures from its recipe's results
   (`--all`: every card whose results file is there);
@@ -13,6 +16,7 @@
 """
 import argparse
 import json
+import os
 from typing import List
 
 from allennlp.commands import Subcommand
@@ -47,6 +51,17 @@ class Models(Subcommand):
         installing.add_argument("--archive", help="the archive to install (default: the card's recipe output)")
         installing.set_defaults(func=run_install)
 
+        releasing = actions.add_parser("release", help="copy a finished training's archive, slimmed, into models/ "
+                                                       "and record its sha256 and size in the card")
+        releasing.add_argument("model_id")
+        releasing.add_argument("--archive", help="the archive to release (default: the card's recipe output)")
+        releasing.add_argument("--float16", action="store_true",
+                               help="store the weights in half precision (only where evaluation F1 moves by at most 0.1)")
+        releasing.set_defaults(func=run_release)
+
+        verifying = actions.add_parser("verify", help="check every released archive against its card's sha256 and size")
+        verifying.set_defaults(func=run_verify)
+
         path = actions.add_parser("path", help="print the local path of a model's archive")
         path.add_argument("model_id")
         path.set_defaults(func=run_path)
@@ -79,7 +94,8 @@ def listing() -> List[dict]:
 
 
 def format_listing(rows: List[dict]) -> str:
-    table = [("MODEL", "ARCHIVE", "WHERE")] + [(row["id"], row["archive"], row["where"]) for row in rows]
+    table = [("MODEL", "ARCHIVE", "WHERE")]
+    table += [(row["id"], row["archive"], row["where"]) for row in rows]
     widths = [max(len(row[i]) for row in table) for i in range(2)]
     lines = [f"{row[0].ljust(widths[0])}  {row[1].ljust(widths[1])}  {row[2]}" for row in table]
     lines.append(f"models folder: {models_folder()} (${MODELS_ENV}); cards: {cards_folder()} (${CARDS_ENV})")
@@ -96,6 +112,37 @@ def run_install(args: argparse.Namespace) -> str:
     target = install(args.model_id, args.archive)
     print(target)
     return target
+
+
+def run_release(args: argparse.Namespace) -> dict:
+    from srcframework.release import release
+
+    done = release(args.model_id, args.archive, float16=args.float16)
+    kept = ", ".join(f"{name} {size / 1e6:.2f} MB" for name, size in done["kept"] if size >= 100_000)
+    dropped = ", ".join(f"{name} {size / 1e6:.2f} MB" for name, size in done["dropped"]) or "nothing"
+    print(f"released {done['id']}: {done['archive']} ({done['size'] / 1e6:.1f} MB, sha256 {done['sha256'][:16]}...)")
+    print(f"  largest members: {kept or 'none over 0.1 MB'}; left out: {dropped}")
+    if done["snapshot_removed"]:
+        print(f"  removed the snapshot {done['snapshot_removed']} of its training (commit the removal with the archive)")
+    print(f"  the card records it: {done['archive']} and its sha256; commit both")
+    return done
+
+
+def run_verify(args: argparse.Namespace) -> List[str]:
+    from srcframework.pretrained import checked_release, is_released
+    from srcframework.release import folder_bytes, models_dir
+
+    checked = []
+    for model_id, card in model_cards().items():
+        if is_released(card):
+            path = checked_release(card)  # a one-line error on a missing or changed file
+            size = card.model_usage.size
+            if size is not None and size != os.path.getsize(path):
+                raise InputError(f"model {model_id!r}: {path} has {os.path.getsize(path)} bytes, its card says {size}")
+            print(f"ok  {model_id}: {card.model_usage.archive_file} ({os.path.getsize(path) / 1e6:.1f} MB)")
+            checked.append(model_id)
+    print(f"{len(checked)} released archives match their cards; models/ holds {folder_bytes(models_dir()) / 1e6:.1f} MB")
+    return checked
 
 
 def run_path(args: argparse.Namespace) -> str:

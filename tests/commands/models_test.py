@@ -31,7 +31,7 @@ def test_list_install_path(places, tiny_archive, monkeypatch, capsys):
     lines = allennlp(monkeypatch, capsys, "models").splitlines()
     assert lines[0].split() == ["MODEL", "ARCHIVE", "WHERE"]
     assert lines[1].split() == ["tiny-bidaf", "built", str(tiny_archive)]
-    assert lines[2].split()[:2] == ["unmade", "missing"] and lines[2].endswith("`make unmade` (a second)")
+    assert lines[2].split()[:3] == ["unmade", "to", "train"] and lines[2].endswith("`make unmade` (a second)")
     assert lines[3] == f"models folder: {models_dir} ($SRCFRAMEWORK_MODELS); cards: {cards} ($SRCFRAMEWORK_MODELCARDS)"
     installed = str(models_dir / "tiny-bidaf.tar.gz")
     assert allennlp(monkeypatch, capsys, "models", "install", "tiny-bidaf").strip() == installed
@@ -95,18 +95,14 @@ def test_metrics_of_every_card_whose_results_are_there(places, monkeypatch, caps
 
 
 def test_the_allennlp_command_line(places, tiny_archive):
-    import os
-    import subprocess
+    """`allennlp models` and its one-line error for a model without an archive: the exit status
+    and stderr of a process of its own."""
+    from tests.conftest import allennlp_process, run_allennlp
 
-    from tests.conftest import ROOT
-
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    listed = subprocess.run([sys.executable, "-m", "allennlp", "models"], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=600)
+    listed = run_allennlp("models")
     assert listed.returncode == 0, listed.stderr[-2000:]
     assert listed.stdout.splitlines()[1].split() == ["tiny-bidaf", "built", str(tiny_archive)]
-    missing = subprocess.run([sys.executable, "-m", "allennlp", "models", "path", "unmade"], cwd=ROOT, env=env,
-                             capture_output=True, text=True, timeout=600)
+    missing = allennlp_process("models", "path", "unmade")
     assert missing.returncode == 1
     assert "Traceback" not in missing.stderr  # above it, only the log's INFO lines
     assert missing.stderr.strip().splitlines()[-1:] == [

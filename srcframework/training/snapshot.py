@@ -1,0 +1,320 @@
+"""
+Snapshots of long work under way, small enough for the repository, so that it continues on the
+next machine with nothing but the clone.
+
+Two kinds:
+
+- a **training** (`allennlp train` serialization folder): its config, vocabulary, meta data,
+  `metrics_epoch_*.json`, and the newest epoch's checkpoint pair, `model_state_eN_b0.th` (the
+  weights) and `training_state_eN_b0.th` (optimizer moments, learning-rate and metric trackers,
+  callback state, the epoch counter). `best.th` comes along only when it differs from that
+  epoch's weights. Restored into the folder, `allennlp train --recover` continues from epoch N
+  exactly as it would have on the old machine: AllenNLP's own recovery, no second trainer. With
+  `float16=True`, floating tensors of both files are stored in half precision: the continuation
+  then starts from rounded weights and moments (said in the record), so it is close to, not
+  identical with, an uninterrupted run;
+- a **journal** of a resumable job (`allennlp noise`, `synthesize-speech`, `transcribe`...): the
+  `OUTPUT.journal-*.jsonl` files beside an output that is not complete yet. Restored, the same
+  command goes on from them (the journals carry the key of their config and input, so a changed
+  job refuses them).
+
+A snapshot is `NAME.tar.gz` plus its record `NAME.json` (kind, the run folder or output it came
+from, epoch, the metrics so far, sha256 and size of the tarball, the time) in the snapshots
+folder, by default `models/snapshots/` of the clone. `restore` checks the sha256 before it
+extracts anything, and refuses a folder that already holds a later epoch.
+"""
+import datetime
+import glob
+import io
+import json
+import os
+import re
+import tarfile
+import tempfile
+from typing import Dict, List, Optional
+
+import torch
+
+from srcframework.common.errors import InputError, InputFileNotFound
+from srcframework.common.files import atomic_output, file_sha256, read_json, write_json_atomic
+
+MAX_BYTES = 20 * 1024 * 1024
+CHECKPOINT = re.compile(r"model_state_e(\d+)_b0\.th$")
+# the files of a serialization folder that a continuation needs besides the checkpoint pair
+TRAINING_FILES = ("config.json", "meta.json")
+ARCHIVE_MEMBER_TIME = 0  # members carry no time, so the same state gives the same bytes
+
+
+def default_folder() -> str:
+    """`models/snapshots` of the clone that holds this package."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                        "models", "snapshots")
+
+
+def epochs_done(run: str) -> int:
+    """The newest epoch whose end-of-epoch checkpoint pair is in `run` (0: none)."""
+    done = 0
+    for name in os.listdir(run) if os.path.isdir(run) else []:
+        match = CHECKPOINT.match(name)
+        if match and os.path.isfile(os.path.join(run, f"training_state_e{match.group(1)}_b0.th")):
+            done = max(done, int(match.group(1)))
+    return done
+
+
+def snapshot_name(path: str) -> str:
+    """A default name: the last two parts of a run folder or output path, joined by `--`."""
+    parts = [part for part in os.path.normpath(path).split(os.sep) if part not in ("", ".")]
+    return "--".join(parts[-2:]).replace(" ", "_")
+
+
+def _half(state):
+    """`state` with its floating tensors (nested in dicts and lists) in float16; scalars (an optimizer's
+    step count) are kept as they are."""
+    if isinstance(state, torch.Tensor):
+        return state.half() if state.is_floating_point() and state.numel() > 1 else state
+    if isinstance(state, dict):
+        return {key: _half(value) for key, value in state.items()}
+    if isinstance(state, (list, tuple)):
+        return type(state)(_half(value) for value in state)
+    return state
+
+
+def _full(state):
+    """`state` with its float16 tensors back in float32."""
+    if isinstance(state, torch.Tensor):
+        return state.float() if state.dtype == torch.float16 else state
+    if isinstance(state, dict):
+        return {key: _full(value) for key, value in state.items()}
+    if isinstance(state, (list, tuple)):
+        return type(state)(_full(value) for value in state)
+    return state
+
+
+def source_key(path: str) -> str:
+    """How a record names the folder or output it came from: relative to the clone's root when inside it
+    (so a recipe finds it from the root on any machine), else absolute."""
+    root = os.path.dirname(os.path.dirname(default_folder()))
+    absolute = os.path.abspath(path)
+    inside = os.path.commonpath([absolute, root]) == root
+    return os.path.normpath(os.path.relpath(absolute, root) if inside else absolute)
+
+
+def _add(archive: tarfile.TarFile, name: str, payload: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(payload)
+    info.mtime = ARCHIVE_MEMBER_TIME
+    info.mode = 0o644
+    archive.addfile(info, io.BytesIO(payload))
+
+
+def _write_tarball(path: str, members: Dict[str, bytes]) -> None:
+    """A gzipped tar of `members` (name → bytes) in name order, with no times: reproducible bytes."""
+    import gzip
+
+    with atomic_output(path, "wb") as handle:
+        with gzip.GzipFile(fileobj=handle, mode="wb", mtime=0, compresslevel=9) as zipped:
+            with tarfile.open(fileobj=zipped, mode="w") as archive:
+                for name in sorted(members):
+                    _add(archive, name, members[name])
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _tensor_file(path: str, float16: bool) -> bytes:
+    if not float16:
+        return _read(path)
+    buffer = io.BytesIO()
+    torch.save(_half(torch.load(path, map_location="cpu", weights_only=False)), buffer)
+    return buffer.getvalue()
+
+
+def _training_members(run: str, float16: bool) -> (Dict[str, bytes], Dict):
+    epoch = epochs_done(run)
+    if epoch == 0:
+        raise InputError(f"{run}: no finished epoch to snapshot (no model_state_eN_b0.th with its training_state)")
+    if os.path.isfile(os.path.join(run, "metrics.json")):
+        raise InputError(f"{run}: this training has finished (metrics.json); release its archive instead "
+                         "(allennlp models release ID --archive RUN/model.tar.gz)")
+    members = {}
+    for name in TRAINING_FILES:
+        if os.path.isfile(os.path.join(run, name)):
+            members[name] = _read(os.path.join(run, name))
+    for path in sorted(glob.glob(os.path.join(run, "vocabulary", "*"))):
+        members["vocabulary/" + os.path.basename(path)] = _read(path)
+    metrics = {}
+    for index in range(epoch):  # metrics_epoch_K.json belongs to checkpoint e(K+1)
+        path = os.path.join(run, f"metrics_epoch_{index}.json")
+        if os.path.isfile(path):
+            members[os.path.basename(path)] = _read(path)
+            metrics[str(index)] = read_json(path)
+    weights = f"model_state_e{epoch}_b0.th"
+    members[weights] = _tensor_file(os.path.join(run, weights), float16)
+    members[f"training_state_e{epoch}_b0.th"] = _tensor_file(os.path.join(run, f"training_state_e{epoch}_b0.th"), float16)
+    best = os.path.join(run, "best.th")
+    best_is_latest = os.path.isfile(best) and file_sha256(best) == file_sha256(os.path.join(run, weights))
+    if os.path.isfile(best) and not best_is_latest:
+        members["best.th"] = _tensor_file(best, float16)
+    last = metrics.get(str(epoch - 1), {})
+    summary = {key: value for key, value in last.items() if key.startswith(("validation_", "training_loss", "epoch"))}
+    return members, {"epoch": epoch, "best_is_latest": best_is_latest, "metrics": summary}
+
+
+def _journal_members(output: str) -> (Dict[str, bytes], Dict):
+    if os.path.isfile(output):
+        raise InputError(f"{output} is complete: commit nothing for it, or make it again with its command")
+    journals = sorted(glob.glob(glob.escape(output) + ".journal-*.jsonl"))
+    if not journals:
+        raise InputError(f"{output}: no journal ({os.path.basename(output)}.journal-*.jsonl) of a job under way beside it")
+    members = {os.path.basename(path): _read(path) for path in journals}
+    rows = sum(payload.count(b"\n") for payload in members.values())
+    return members, {"journal_lines": rows}
+
+
+def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, float16: bool = False,
+         max_bytes: int = MAX_BYTES) -> Dict:
+    """
+    Writes the snapshot of `path` (a serialization folder, or the output file of a journaled job) as
+    `NAME.tar.gz` and `NAME.json` in `folder` and returns the record. A tarball over `max_bytes`
+    is an `InputError` that suggests `float16` (and leaves nothing behind).
+
+    # Parameters
+
+    path : `str`
+        A serialization folder with at least one finished epoch, or a job's output path whose
+        journals are beside it.
+    name : `str`, optional
+        Default: `snapshot_name(path)`.
+    folder : `str`, optional
+        Default: `models/snapshots` of the clone.
+    float16 : `bool`, optional (default = `False`)
+        Store floating tensors of a training's checkpoint in half precision.
+    max_bytes : `int`, optional (default = 20 MB)
+    """
+    if not os.path.exists(path) and not glob.glob(glob.escape(path) + ".journal-*.jsonl"):
+        raise InputFileNotFound(f"{path}: no such training folder or job output")
+    kind = "training" if os.path.isdir(path) else "journal"
+    if kind == "training":
+        members, facts = _training_members(path, float16)
+    else:
+        members, facts = _journal_members(path)
+    folder = folder or default_folder()
+    name = name or snapshot_name(path)
+    os.makedirs(folder, exist_ok=True)
+    tarball = os.path.join(folder, name + ".tar.gz")
+    with tempfile.TemporaryDirectory(dir=folder) as scratch:
+        candidate = os.path.join(scratch, "snapshot.tar.gz")
+        _write_tarball(candidate, members)
+        size = os.path.getsize(candidate)
+        if size > max_bytes:
+            advice = "" if float16 or kind != "training" else "; try --float16"
+            raise InputError(f"{path}: its snapshot would be {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit{advice}")
+        os.replace(candidate, tarball)
+    record = {
+        "name": name,
+        "kind": kind,
+        "source": source_key(path),
+        "float16": bool(float16) if kind == "training" else False,
+        "files": sorted(members),
+        "sha256": file_sha256(tarball),
+        "size": os.path.getsize(tarball),
+        "saved": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        **facts,
+    }
+    if kind == "training":
+        record["differs_from_uninterrupted"] = (
+            "weights and optimizer moments rounded to float16" if float16 else "nothing (the full checkpoint pair)"
+        )
+    write_json_atomic(os.path.join(folder, name + ".json"), record, indent=2)
+    return record
+
+
+def records(folder: Optional[str] = None) -> List[Dict]:
+    """The records of every snapshot in `folder`, by name."""
+    folder = folder or default_folder()
+    paths = sorted(glob.glob(os.path.join(folder, "*.json")))
+    return [read_json(path) for path in paths]
+
+
+def find(source: str, folder: Optional[str] = None) -> Optional[Dict]:
+    """The record of the snapshot taken of `source` (a run folder or job output, as given to `save`), or None."""
+    wanted = source_key(source)
+    for record in records(folder):
+        if record.get("source") == wanted:
+            return record
+    return None
+
+
+def restore(source: str, folder: Optional[str] = None, target: Optional[str] = None) -> Optional[Dict]:
+    """
+    Puts the snapshot of `source` back (into `target`, default `source`) and returns its record; None
+    when there is no snapshot of it. A training folder that already holds as many epochs as the
+    snapshot, or a job whose output is complete, is left as it is (and the record is returned with
+    `"restored": False`).
+    """
+    folder = folder or default_folder()
+    record = find(source, folder)
+    if record is None:
+        return None
+    target = target or source
+    tarball = os.path.join(folder, record["name"] + ".tar.gz")
+    if not os.path.isfile(tarball):
+        raise InputFileNotFound(f"snapshot {record['name']}: {tarball} is missing")
+    if file_sha256(tarball) != record["sha256"]:
+        raise InputError(f"snapshot {record['name']}: {tarball} does not match the sha256 in its record")
+    if record["kind"] == "training":
+        if epochs_done(target) >= record["epoch"] or os.path.isfile(os.path.join(target, "metrics.json")):
+            return {**record, "restored": False}
+        destination = target
+    else:
+        if os.path.isfile(target):
+            return {**record, "restored": False}
+        destination = os.path.dirname(os.path.abspath(target))
+    os.makedirs(destination, exist_ok=True)
+    with tarfile.open(tarball, "r:gz") as archive:
+        for member in archive.getmembers():
+            if not member.isfile() or member.name.startswith("/") or ".." in member.name.split("/"):
+                raise InputError(f"snapshot {record['name']}: unexpected member {member.name!r}")
+            name = member.name
+            if record["kind"] == "journal":
+                name = os.path.basename(target) + name[len(os.path.basename(record["source"])):]
+            payload = archive.extractfile(member).read()
+            if record.get("float16") and name.endswith(".th"):
+                buffer = io.BytesIO()
+                torch.save(_full(torch.load(io.BytesIO(payload), map_location="cpu", weights_only=False)), buffer)
+                payload = buffer.getvalue()
+            path = os.path.join(destination, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with atomic_output(path, "wb") as handle:
+                handle.write(payload)
+    if record["kind"] == "training" and record.get("best_is_latest"):
+        with atomic_output(os.path.join(destination, "best.th"), "wb") as handle:
+            handle.write(_read(os.path.join(destination, f"model_state_e{record['epoch']}_b0.th")))
+    return {**record, "restored": True}
+
+
+def remove(source: str, folder: Optional[str] = None) -> Optional[str]:
+    """Deletes the snapshot of `source` (tarball and record); returns its name, or None when there is none."""
+    folder = folder or default_folder()
+    record = find(source, folder)
+    if record is None:
+        return None
+    for suffix in (".tar.gz", ".json"):
+        path = os.path.join(folder, record["name"] + suffix)
+        if os.path.exists(path):
+            os.remove(path)
+    return record["name"]
+
+
+def describe(record: Dict) -> str:
+    """One line: what the snapshot holds."""
+    if record["kind"] == "training":
+        metrics = ", ".join(f"{key} {value:.4g}" for key, value in sorted(record.get("metrics", {}).items())
+                            if isinstance(value, (int, float)) and key.startswith("validation_"))
+        what = f"epoch {record['epoch']}" + (f" ({metrics})" if metrics else "")
+    else:
+        what = f"{record.get('journal_lines', 0)} journal lines"
+    half = ", float16" if record.get("float16") else ""
+    return f"{record['name']}: {record['kind']} {record['source']}, {what}, {record['size'] / 1e6:.1f} MB{half}"
