@@ -26,17 +26,13 @@ def test_patch_only_where_old_api_is_missing():
 # --- model archives never write outside their extraction folder ---------------------------------
 
 import io  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
 import tarfile  # noqa: E402
 import tempfile  # noqa: E402
 
 import pytest  # noqa: E402
 from allennlp.models.archival import load_archive  # noqa: E402
 
-from tests.conftest import FIXTURES, ROOT  # noqa: E402
+from tests.conftest import FIXTURES, run_allennlp  # noqa: E402
 
 
 def _add_file(archive: tarfile.TarFile, name: str, text: str = "written by a hostile archive\n") -> None:
@@ -120,13 +116,8 @@ def test_a_clean_archive_still_loads(tiny_archive, outside):
 def test_allennlp_evaluate_refuses_a_hostile_archive(tiny_archive, tmp_path, outside, kind):
     archive = tmp_path / f"{kind}.tar.gz"
     bad = hostile_archive(tiny_archive, archive, kind, outside)
-    env = dict(os.environ, TMPDIR=str(outside / "tmp"), OMP_NUM_THREADS="1")
-    env.pop("SRCFRAMEWORK_DEBUG", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "allennlp", "evaluate", str(archive), str(FIXTURES / "squad_tiny.json"),
-         "--output-file", str(tmp_path / "metrics.json")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )
+    done = run_allennlp("evaluate", str(archive), str(FIXTURES / "squad_tiny.json"),
+                        "--output-file", str(tmp_path / "metrics.json"), env={"TMPDIR": str(outside / "tmp")})
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("error: ") and str(archive) in last and repr(bad) in last, done.stderr[-3000:]

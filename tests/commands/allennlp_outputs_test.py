@@ -1,12 +1,13 @@
 """AllenNLP's own `evaluate` and `predict` check their output paths before any work, and `predict`
-writes the official predictions file only at the end of a run that returns."""
+writes the official predictions file only at the end of a run that returns (also when the process
+that ran it goes on after a failure, and when it exits: a process of its own)."""
 import json
 import os
 import subprocess
 import sys
 import textwrap
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, run_allennlp
 
 TINY = str(FIXTURES / "squad_tiny.json")
 CONTEXT = "The harbour of Velmont was dredged in 1882 by the engineer Ossia Brandt."
@@ -20,7 +21,7 @@ def run(*command):
 
 def test_evaluate_into_a_missing_folder_is_one_line_before_the_archive_is_loaded(tiny_archive, tmp_path):
     metrics = tmp_path / "missing" / "metrics.json"
-    done = run("-m", "allennlp", "evaluate", str(tiny_archive), TINY, "--output-file", str(metrics))
+    done = run_allennlp("evaluate", str(tiny_archive), TINY, "--output-file", str(metrics))
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last == f"error: evaluate --output-file {metrics}: the folder {metrics.parent} does not exist"
@@ -29,7 +30,7 @@ def test_evaluate_into_a_missing_folder_is_one_line_before_the_archive_is_loaded
 
 
 def test_evaluate_predictions_output_into_a_folder_given_as_file(tiny_archive, tmp_path):
-    done = run("-m", "allennlp", "evaluate", str(tiny_archive), TINY, "--predictions-output-file", str(tmp_path))
+    done = run_allennlp("evaluate", str(tiny_archive), TINY, "--predictions-output-file", str(tmp_path))
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
         f"error: evaluate --predictions-output-file {tmp_path} is a folder, not a file"
@@ -40,9 +41,9 @@ def test_predict_output_into_a_missing_folder_is_one_line_before_the_archive_is_
     inputs = tmp_path / "in.jsonl"
     inputs.write_text(json.dumps({"id": "q", "context": CONTEXT, "question": "When?"}) + "\n")
     official = tmp_path / "nowhere" / "official.json"
-    done = run("-m", "allennlp", "predict", str(tiny_archive), str(inputs), "--predictor", "span_qa", "--silent",
-               "--output-file", str(tmp_path / "p.jsonl"),
-               "--predictor-args", json.dumps({"official_predictions_file": str(official)}))
+    done = run_allennlp("predict", str(tiny_archive), str(inputs), "--predictor", "span_qa", "--silent",
+                        "--output-file", str(tmp_path / "p.jsonl"),
+                        "--predictor-args", json.dumps({"official_predictions_file": str(official)}))
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
         f"error: official predictions file {official}: the folder {official.parent} does not exist"

@@ -1,13 +1,10 @@
 import argparse
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from srcframework.commands.compare import Compare, run
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, run_allennlp
 
 STUDY = str(FIXTURES / "study_tiny.jsonnet")
 
@@ -72,11 +69,9 @@ def test_run_prints_the_summary_and_a_rerun_does_nothing(tiny_archive, tmp_path,
 
 
 def test_allennlp_compare_command_line(tiny_archive, tmp_path):
-    """`allennlp compare` as a shard of an array job, in its own process."""
-    code = "import srcframework.commands.compare; from allennlp.commands import main; main()"
-    command = [sys.executable, "-c", code, "compare", STUDY, "-o", str(tmp_path), "--shard", "1/2", "--no-progress"]
-    env = dict(os.environ, TINY_ARCHIVE=str(tiny_archive), OMP_NUM_THREADS="1")
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    """`allennlp compare` as a shard of an array job."""
+    done = run_allennlp("compare", STUDY, "-o", str(tmp_path), "--shard", "1/2", "--no-progress",
+                        env={"TINY_ARCHIVE": str(tiny_archive)})
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     assert summary["pairs_run"] == 1 and not summary["assembled"]

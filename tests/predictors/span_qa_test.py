@@ -1,12 +1,10 @@
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 from allennlp.predictors import Predictor
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, run_allennlp
 
 
 def test_predicts_json_lines_input(tiny_archive):
@@ -29,15 +27,13 @@ def test_bad_input_line_is_a_clear_error(tiny_archive):
 
 
 def official_run(archive, tmp_path, lines, *extra):
-    """`allennlp predict` on JSON lines in a subprocess, with an official predictions file."""
+    """`allennlp predict` on JSON lines, with an official predictions file."""
     inputs = tmp_path / "input.jsonl"
     inputs.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     official = tmp_path / "out" / "official.json"
-    command = [sys.executable, "-m", "allennlp", "predict", str(archive), str(inputs), "--predictor", "span_qa",
-               "--batch-size", "1", "--silent", "--output-file", str(tmp_path / "p.jsonl"),
-               "--predictor-args", json.dumps({"official_predictions_file": str(official)}), *extra]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    done = run_allennlp("predict", str(archive), str(inputs), "--predictor", "span_qa", "--batch-size", "1", "--silent",
+                        "--output-file", str(tmp_path / "p.jsonl"),
+                        "--predictor-args", json.dumps({"official_predictions_file": str(official)}), *extra)
     return done, official
 
 

@@ -3,8 +3,6 @@ package, whatever needs one stops with one line naming the engine and how to ins
 else works. None of these tests needs an engine: they hide them (an empty PATH, an unimportable
 package)."""
 import json
-import os
-import subprocess
 import sys
 
 import pytest
@@ -15,7 +13,7 @@ from srcframework.commands import cli_errors
 from srcframework.data.audio_perturbation import AudioPerturbation
 from srcframework.noise.noise_source import NoiseSource
 from srcframework.speech.engines import EngineNotFound, SpeechRecognizer, SpeechSynthesizer, Translator
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, allennlp_process, run_allennlp
 
 MISSING = [
     (SpeechSynthesizer, {"type": "flite"}, "flite is not installed: apt-get update && apt-get install -y flite"),
@@ -62,22 +60,15 @@ def test_the_text_noise_sources_need_no_engine(no_programs):
 
 
 def test_the_command_line_without_engines(tmp_path):
-    """`allennlp` starts, lists the noise (naming what cannot be built here) and noises with a text
-    source; a source that needs a missing engine stops with one line."""
-    env = dict(os.environ, PATH=str(tmp_path), OMP_NUM_THREADS="1")
-    env.pop(cli_errors.DEBUG_ENV, None)
-
-    def allennlp(*arguments):
-        return subprocess.run([sys.executable, "-m", "allennlp", *arguments], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=600)
-
-    listing = allennlp("list-noise", "--json")
+    """`allennlp` starts (a process of its own), lists the noise (naming what cannot be built
+    here) and noises with a text source; a source that needs a missing engine stops with one line."""
+    listing = allennlp_process("list-noise", "--json", env={"PATH": str(tmp_path)})
     assert listing.returncode == 0, listing.stderr[-2000:]
     presets = json.loads(listing.stdout)["presets"]
     assert "flite is not installed" in presets["asr-fast-3voices"]["error"]
     assert "resolved" in presets["keyboard"]
-    done = allennlp("noise", str(FIXTURES / "squad_tiny.json"), str(tmp_path / "asr.json"), "--noise", "asr",
-                    "--no-progress")
+    done = run_allennlp("noise", str(FIXTURES / "squad_tiny.json"), str(tmp_path / "asr.json"), "--noise", "asr",
+                        "--no-progress", env={"PATH": str(tmp_path)})
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last == "error: flite is not installed: apt-get update && apt-get install -y flite"
