@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Tuple
 from allennlp.commands import Subcommand
 from allennlp.common import Params, Registrable
 
+from srcframework.common.logs import params_not_logged
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.noise.noise_source import NoiseSource
 from srcframework.noise.preset import PRESETS_FOLDER, preset_config, preset_description, preset_names, preset_path
@@ -48,7 +49,8 @@ def describe_preset(name: str) -> dict:
     config = preset_config(name)
     entry = {"description": preset_description(name), "file": preset_path(name), "config": config}
     try:
-        entry["resolved"] = NoiseSource.from_params(Params(json.loads(json.dumps(config)))).describe()
+        with params_not_logged():  # built only to be described: its parameters would bury the listing
+            entry["resolved"] = NoiseSource.from_params(Params(json.loads(json.dumps(config)))).describe()
     except Exception as err:  # noqa: BLE001 - any engine's failure is reported, not raised
         entry["error"] = f"{type(err).__name__}: {' '.join(str(err).split())}"
     return entry
