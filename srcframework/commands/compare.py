@@ -7,7 +7,8 @@ import os
 
 from allennlp.commands import Subcommand
 
-from srcframework.commands.noise import parse_shard
+from srcframework.commands.noise import add_shard_argument
+from srcframework.common.paths import check_output_path
 from srcframework.studies.analysis import AnalysisOptions
 from srcframework.studies.markdown_into import markdown_into
 from srcframework.studies.runner import run_study
@@ -40,10 +41,8 @@ class Compare(Subcommand):
             "--workers", type=int, default=1,
             help="pairs run in parallel worker processes; each holds one model in memory at a time",
         )
-        subparser.add_argument(
-            "--shard", type=parse_shard, default="0/1",
-            help="i/n: run every n-th pair from the i-th (array jobs on a shared OUT_DIR); then --merge",
-        )
+        add_shard_argument(
+            subparser, help="i/n: run every n-th pair from the i-th (array jobs on a shared OUT_DIR); then --merge")
         subparser.add_argument("--merge", action="store_true", help="run nothing; assemble the reports from the pairs")
         subparser.add_argument("--force", action="store_true", help="rerun this run's pairs even when cached")
         subparser.add_argument("--cuda-device", type=int, default=None, help="overrides every model's cuda_device")
@@ -79,6 +78,9 @@ def run(args: argparse.Namespace) -> dict:
         raise ValueError("--workers must be at least 1")
     if args.merge and (args.shard != (0, 1) or args.force):
         raise ValueError("--merge assembles finished pairs; give it without --shard and --force")
+    check_output_path(args.output_dir, "compare --output-dir", is_dir=True)  # one line, before any work
+    if args.markdown_into:
+        check_output_path(args.markdown_into, "compare --markdown-into")
     analysis = AnalysisOptions(bootstrap=args.bootstrap, seed=args.seed, examples=args.examples,
                                permutations=args.permutations, bootstrap_unit=args.bootstrap_unit)
     study = load_study(args.study)

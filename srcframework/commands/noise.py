@@ -18,10 +18,28 @@ def parse_shard(text: str):
     try:
         index, count = (int(part) for part in text.split("/"))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--shard takes i/n (e.g. 0/4), got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"--shard takes {SHARD_FORM}, got {text!r}") from None
     if not (count >= 1 and 0 <= index < count):
-        raise argparse.ArgumentTypeError(f"--shard i/n needs 0 <= i < n, got {text!r}")
+        raise argparse.ArgumentTypeError(f"--shard takes {SHARD_FORM}, got {text!r}")
     return index, count
+
+
+SHARD_FORM = "i/n with 0 <= i < n (e.g. --shard 0/4)"
+
+
+def add_shard_argument(subparser: argparse.ArgumentParser, help: str) -> None:
+    """Adds `--shard i/n` (`parse_shard`) to `subparser`. argparse takes a value starting with `-`
+    (`--shard -1/2`) for an option and says only "expected one argument": the subparser's error
+    says the form instead."""
+    subparser.add_argument("--shard", type=parse_shard, default="0/1", help=help)
+    error = subparser.error
+
+    def shard_error(message: str):
+        if message == "argument --shard: expected one argument":
+            message = f"argument --shard: expected {SHARD_FORM}; a value starting with '-' is not one"
+        return error(message)
+
+    subparser.error = shard_error
 
 
 def parse_noise(text: str) -> dict:
@@ -62,7 +80,7 @@ class Noise(Subcommand):
         )
         subparser.add_argument("--workers", type=int, default=1, help="parallel worker processes")
         subparser.add_argument("--batch-size", type=int, default=16, help="questions per engine call")
-        subparser.add_argument("--shard", type=parse_shard, default="0/1", help="i/n: this job's share, for array jobs")
+        add_shard_argument(subparser, help="i/n: this job's share, for array jobs")
         subparser.add_argument("--no-progress", action="store_true", help="show no progress bar")
         subparser.set_defaults(func=run)
         return subparser
