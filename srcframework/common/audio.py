@@ -69,13 +69,27 @@ def read_wav(path: str, allow_empty: bool = False):
     try:
         samples, rate = soundfile.read(path, dtype="float32", always_2d=True)
     except (soundfile.LibsndfileError, RuntimeError) as error:
-        raise ValueError(f"cannot read audio file {path}: {error}") from None
+        # libsndfile's own text names the file again ("Error opening 'PATH': Format not recognised.")
+        why = getattr(error, "error_string", None) or str(error).replace(f"Error opening {path!r}: ", "")
+        raise ValueError(f"cannot read audio file {path}: {why}") from None
     if samples.shape[0] == 0 and not allow_empty:
         raise ValueError(f"audio file has no samples: {path}")
     return numpy.ascontiguousarray(samples.mean(axis=1), dtype=numpy.float32), int(rate)
 
 
 SILENCE_PEAK = 1e-4  # -80 dBFS: three steps of 16-bit audio
+
+
+class SilentAudio(ValueError):
+    """A recording is silent (`silence`): refused by `transcribe`, `cascade` and the `squad_src`
+    reader alike, since a recognizer or a model would make up words for it."""
+
+
+def check_not_silent(waveform: numpy.ndarray, source) -> None:
+    """Raises `SilentAudio` naming `source` when `waveform` is silent (`silence`)."""
+    why = silence(waveform)
+    if why:
+        raise SilentAudio(f"audio file is silent ({why}): {os.fspath(source)}")
 
 
 def silence(waveform: numpy.ndarray) -> str:
@@ -102,9 +116,7 @@ def read_valid_wav(path: str, refuse_silent: bool = False):
     if bad:
         raise ValueError(f"audio file holds {bad} NaN or infinite samples: {os.fspath(path)}")
     if refuse_silent:
-        why = silence(waveform)
-        if why:
-            raise ValueError(f"audio file is silent ({why}): {os.fspath(path)}")
+        check_not_silent(waveform, path)
     return waveform, rate
 
 

@@ -7,7 +7,8 @@ raise it for out-of-range or unknown parameters (`word_probability: 7`, an unkno
 resumable jobs raise it when the journal they find belongs to another job.
 
 `did_you_mean` and `json_error_text` word two common parts of such messages: the closest of the
-known names, and where and why a JSON text failed to parse.
+known names, and where and why a JSON text failed to parse; `without_path` takes a file's name out
+of a message that will be printed after it.
 """
 import difflib
 import json
@@ -32,6 +33,19 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """`did you mean keyboard?` for the one of `choices` closest to `name`, or "" when none is close."""
     close = difflib.get_close_matches(str(name), [str(choice) for choice in choices], n=1, cutoff=0.6)
     return f"did you mean {close[0]}?" if close else ""
+
+
+def without_path(message: str, path) -> str:
+    """An error message that names `path`, without that name: for a caller that puts the path in
+    front itself (a `DatasetError`, a `PATH: error` listing), so the path is printed once.
+    `audio file is silent (...): PATH` → `audio file is silent (...)`; `cannot read audio file PATH:
+    why` → `cannot read audio file: why`; `PATH: why` → `why`."""
+    path = str(path)
+    if message.startswith(f"{path}:"):
+        return message[len(path) + 1:].strip()
+    if message.endswith(f": {path}"):
+        return message[: -len(path) - 2]
+    return message.replace(f" {path}:", ":", 1)
 
 
 def json_error_text(error: json.JSONDecodeError, with_line: bool = True) -> str:

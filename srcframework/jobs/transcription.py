@@ -48,7 +48,7 @@ from allennlp.common import Params
 from tqdm import tqdm
 
 from srcframework.common.audio import read_valid_wav
-from srcframework.common.errors import InputError
+from srcframework.common.errors import InputError, without_path
 from srcframework.common.files import file_sha256, named_files, text_sha256, write_json_atomic
 from srcframework.common.journal import JournalWriter, read_journal
 from srcframework.common.paths import check_output_path
@@ -170,7 +170,7 @@ def _transcribe_batch(job: Tuple[dict, str, List[Tuple[str, str]]]) -> List[dict
         try:
             waveform, rate = read_valid_wav(path, refuse_silent=True)
         except (FileNotFoundError, ValueError) as error:
-            errors[fid] = {"fid": fid, "path": path, "error": str(error)}
+            errors[fid] = {"fid": fid, "path": path, "error": without_path(str(error), path)}  # the path once
             continue
         by_rate[rate].append((fid, waveform))
         seconds[fid] = waveform.size / rate

@@ -4,7 +4,7 @@ from typing import Optional, Union
 import numpy
 from allennlp.common import Registrable
 
-from srcframework.common.audio import read_wav, resample, to_mono_float32
+from srcframework.common.audio import check_not_silent, read_wav, resample, to_mono_float32
 from srcframework.common.errors import InputError
 
 OVERFLOW_CHOICES = ("truncate", "skip", "error")
@@ -25,7 +25,8 @@ class AudioIndexer(Registrable):
     target_sample_rate: int = 16000
 
     def prepare(
-        self, audio: Union[str, os.PathLike, numpy.ndarray], sample_rate: Optional[int] = None, source: Optional[str] = None
+        self, audio: Union[str, os.PathLike, numpy.ndarray], sample_rate: Optional[int] = None, source: Optional[str] = None,
+        refuse_silent: bool = False,
     ) -> Optional[numpy.ndarray]:
         raise NotImplementedError
 
@@ -76,13 +77,16 @@ class WaveformIndexer(AudioIndexer):
         return int(round(self.max_seconds * self.target_sample_rate))
 
     def prepare(
-        self, audio: Union[str, os.PathLike, numpy.ndarray], sample_rate: Optional[int] = None, source: Optional[str] = None
+        self, audio: Union[str, os.PathLike, numpy.ndarray], sample_rate: Optional[int] = None, source: Optional[str] = None,
+        refuse_silent: bool = False,
     ) -> Optional[numpy.ndarray]:
         """
         The prepared waveform of `audio`: a file path (its own sample rate is used) or a waveform
         (1-D, or 2-D with channels along the shorter axis) recorded at `sample_rate`. None when
         the recording is too long and `overflow` is `"skip"`. `source` names the audio in errors.
-        Missing, empty or unreadable files raise `FileNotFoundError` / `ValueError` naming them.
+        Missing, empty or unreadable files raise `FileNotFoundError` / `ValueError` naming them;
+        with `refuse_silent`, a silent recording raises `SilentAudio` (`common.audio.silence`: all
+        zero, or no sample reaching -80 dBFS), the rule `transcribe` follows.
         """
         if isinstance(audio, (str, os.PathLike)):
             source = source or os.fspath(audio)
@@ -98,6 +102,8 @@ class WaveformIndexer(AudioIndexer):
                 raise ValueError(f"{source}: the waveform has no samples")
         if not numpy.all(numpy.isfinite(waveform)):
             raise ValueError(f"{source}: the waveform holds NaN or infinite samples")
+        if refuse_silent:
+            check_not_silent(waveform, source)
         waveform = resample(waveform, sample_rate, self.target_sample_rate)
         limit = self.max_samples
         if limit is not None and waveform.shape[0] > limit:

@@ -9,6 +9,8 @@ from allennlp.data.fields import MetadataField
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token, Tokenizer
 
+from srcframework.common.audio import SilentAudio
+from srcframework.common.errors import without_path
 from srcframework.data.audio_indexers.audio_indexer import AudioIndexer, AudioTooLong, WaveformIndexer
 from srcframework.data.audio_perturbation import AudioPerturbation
 from srcframework.data.dataset_readers.squad import add_context_fields
@@ -29,15 +31,6 @@ from srcframework.data.squad_src_layout import (
 from srcframework.data.tokenizers.blank_spacy import BlankSpacyTokenizer
 
 logger = logging.getLogger(__name__)
-
-
-def _strip_path(message: str, path: str) -> str:
-    """An error message naming `path`, without that name (a `DatasetError` puts it in front)."""
-    if message.startswith(f"{path}:"):
-        return message[len(path) + 1 :].strip()
-    if message.endswith(f": {path}"):
-        return message[: -len(path) - 2]
-    return message.replace(f" {path}:", ":", 1)
 
 
 @DatasetReader.register("squad_src")
@@ -73,7 +66,8 @@ class SquadSrcReader(DatasetReader):
     (`last_unlisted`) and logged. Bad input raises a `DatasetError` naming the file and the id:
     a file id or question listed twice, a file id with two recordings, a file id whose question
     the SQuAD file lacks, a row without a recording, an audio file name that `file_pattern` does
-    not match, a speaker the speaker table lacks, an empty or unreadable recording. With
+    not match, a speaker the speaker table lacks, an empty, unreadable or silent recording (silent:
+    all zero, or no sample reaching -80 dBFS, the rule `transcribe` follows). With
     `skip_invalid` each is a counted skip instead, logged at the end of a read and kept in
     `last_skipped` (reason -> count). Recordings at another sample rate are resampled and stereo
     is averaged to mono by the `audio_indexer`; a recording longer than its `max_seconds` follows
@@ -223,12 +217,17 @@ class SquadSrcReader(DatasetReader):
     def _load(self, path: str, skipped: Counter) -> Optional[AudioField]:
         """The prepared recording at `path`, or None after a counted skip."""
         try:
-            waveform = self.audio_indexer.prepare(path)
+            waveform = self.audio_indexer.prepare(path, refuse_silent=True)
         except AudioTooLong:
             raise
         except (FileNotFoundError, ValueError) as error:
-            reason = MISSING_AUDIO if isinstance(error, FileNotFoundError) else "empty or unreadable audio file"
-            raise_or_count(DatasetError(path, _strip_path(str(error), path), reason=reason), self.skip_invalid, skipped)
+            if isinstance(error, FileNotFoundError):
+                reason = MISSING_AUDIO
+            elif isinstance(error, SilentAudio):
+                reason = "silent audio file"
+            else:
+                reason = "empty or unreadable audio file"
+            raise_or_count(DatasetError(path, without_path(str(error), path), reason=reason), self.skip_invalid, skipped)
             return None
         if waveform is None:
             skipped["audio longer than max_seconds"] += 1
