@@ -9,6 +9,7 @@ from srcframework.commands.list_plugins import ListPlugins  # noqa: E402
 from srcframework.commands.models import Models  # noqa: E402
 from srcframework.commands.noise import Noise  # noqa: E402
 from srcframework.commands.noise_stats import NoiseStats  # noqa: E402
+from srcframework.commands.power import Power  # noqa: E402
 from srcframework.commands.snapshot import Snapshot  # noqa: E402
 from srcframework.commands.squad_eval import SquadEval  # noqa: E402
 from srcframework.commands.synthesize_speech import SynthesizeSpeech  # noqa: E402

@@ -4,7 +4,10 @@ per-question predictions (a rerun runs no model and gives the same numbers for t
 - each pair: `em_low`/`em_high`, `f1_low`/`f1_high` (bootstrap intervals); for a noisy set,
   `drop_test` (its clean reference against it, paired by question id) and `flips`; and
   `by_question_type`, `by_length`, `by_wer_bucket` (error analysis);
-- `robustness`: each model with a twin against it (`robustness.py`);
+- `robustness`: each model with a twin against it (`robustness.py`), over the generator groups and
+  the study's declared `set_groups`; where the model and its twin have several seeds, paired by
+  seed, the tests whose unit is the training run (`seed_inference.py`) and the seed and question
+  variance components;
 - `comparisons`: on each set, model against model;
 - `cross_comparisons` (where the study names `comparisons`): one pair against another across sets,
   over the question ids both hold, one Holm family;
@@ -28,7 +31,9 @@ from srcframework.metrics.statistics import CONFIDENCE, PERMUTATIONS, Resampler,
 from srcframework.reports.accent import f1_range
 from srcframework.studies.error_analysis import breakdowns, flip_examples, flips
 from srcframework.studies.question_scores import PairScores
-from srcframework.studies.robustness import robustness
+from srcframework.studies.robustness import declared_robustness, robustness
+from srcframework.studies.seed_inference import add_seed_inference
+from srcframework.studies.set_groups import add_by_set
 from srcframework.studies.significance import (
     CORRECTION,
     SIGNIFICANCE_LEVEL,
@@ -93,11 +98,13 @@ def add_analysis(
     options: AnalysisOptions,
     contexts: Optional[Mapping[str, str]] = None,
     comparisons: Sequence[Tuple[str, Tuple[str, str], Tuple[str, str]]] = (),
+    set_groups: Sequence[dict] = (),
 ) -> dict:
     """Add the intervals, tests, robustness rows and error analysis to `results` (as
     `collect_results` builds it, with `scores` for each of its pairs) and return it. `contexts`
     maps question ids to their context; a question it lacks is resampled alone. `comparisons`:
-    `(label, (model, set), (model, set))` of the study's comparisons across sets."""
+    `(label, (model, set), (model, set))` of the study's comparisons across sets; `set_groups`:
+    `{"name", "sets", "label", "declared"}` of the study's declared groups of noisy sets."""
     unit = options.bootstrap_unit or "context"
     clusters = dict(contexts or {}) if unit == "context" else None
     resampler = Resampler(options.bootstrap, options.seed, CONFIDENCE, clusters, options.permutations)
@@ -131,6 +138,8 @@ def add_analysis(
     correct(comparison_tests([pair["drop_test"] for pair in noisy_pairs]))
     results["robustness"], robustness_family = robustness(results, scores, resampler, options.equivalence_margin,
                                                           options.permutations, SIGNIFICANCE_LEVEL)
+    declared_family = declared_robustness(results, scores, resampler, set_groups, options.permutations,
+                                          SIGNIFICANCE_LEVEL)
     models = [model["name"] for model in results["models"]]
     comparison_plan = family_plan(2 * len(comparison_pairs(scores, models, list(sets))), options.permutations,
                                 SIGNIFICANCE_LEVEL)
@@ -155,6 +164,7 @@ def add_analysis(
             "drop_tests": _family(2 * len(noisy_pairs), drop_plan),
             "model_comparisons": _family(2 * len(results["comparisons"]), comparison_plan),
             "robustness": robustness_family,
+            **({"set_groups": declared_family} if declared_family else {}),
             **({"cross_comparisons": _family(2 * len(comparisons), cross_plan)} if comparisons else {}),
         },
         "significance_level": SIGNIFICANCE_LEVEL,
@@ -162,4 +172,6 @@ def add_analysis(
         "right": "exact match 1",
         "examples": options.examples,
     }
+    add_by_set(results)
+    add_seed_inference(results, SIGNIFICANCE_LEVEL)
     return results

@@ -9,7 +9,9 @@
 The block gets a hidden line naming its source (`<!-- source: PATH -->`, relative to the
 Markdown file's folder), a visible line with the command that made it, and each table of
 `srcframework.studies.tables` that has rows and is listed in the opening marker's `tables=`
-(default `DEFAULT_TABLES`), with its notes. Everything outside the block is left as it is; the
+(default `DEFAULT_TABLES`), with its notes. The visible line links to the source; with the option
+`link=none` (a page of the documentation site, whose links must stay inside the site) it names the
+source's path from the repository root instead. Everything outside the block is left as it is; the
 file is written atomically. A block with no source line is one whose study has not run yet: it
 holds a sentence saying so, never a table typed by hand (tests/recipes checks both).
 """
@@ -27,7 +29,8 @@ from srcframework.studies.tables import markdown_table, results_tables
 
 DEFAULT_TABLES = ("em_f1", "robustness", "f1_by_seed", "training", "f1_by_country", "question_noise")
 TABLE_NAMES = (
-    "em_f1", "robustness", "f1_by_seed", "training", "drop_tests", "model_comparisons", "cross_comparisons",
+    "em_f1", "robustness", "seed_tests", "variance_components", "set_groups", "drop_by_set", "power",
+    "validation_curves", "f1_by_seed", "training", "drop_tests", "model_comparisons", "cross_comparisons",
     "f1_by_country", "f1_by_gender", "f1_by_speaker",
     "question_noise", "wer_by_country", "flips", "f1_by_question_type", "f1_by_length", "f1_by_wer_bucket",
 )
@@ -44,6 +47,7 @@ class Block:
     start: int
     end: int
     content: str
+    link: bool = True
 
     @property
     def source(self) -> Optional[str]:
@@ -52,11 +56,21 @@ class Block:
         return found.group("path") if found else None
 
 
-def _tables_option(options: str, where: str) -> tuple:
+LINK_VALUES = ("none",)
+
+
+def _options(options: str, where: str) -> dict:
     values = dict(option.split("=", 1) for option in options.split())
-    unknown = sorted(set(values) - {"tables"})
+    unknown = sorted(set(values) - {"tables", "link"})
     if unknown:
-        raise InputError(f"{where}: unknown marker option {unknown[0]!r}; the option is tables=NAME,NAME")
+        raise InputError(f"{where}: unknown marker option {unknown[0]!r}; the options are tables=NAME,NAME and link=none")
+    if "link" in values and values["link"] not in LINK_VALUES:
+        raise InputError(f"{where}: link={values['link']}: the only value is link=none")
+    return values
+
+
+def _tables_option(options: str, where: str) -> tuple:
+    values = _options(options, where)
     if "tables" not in values:
         return DEFAULT_TABLES
     tables = tuple(name for name in values["tables"].split(",") if name)
@@ -76,7 +90,9 @@ def find_blocks(text: str, path: str = "<markdown>") -> List[Block]:
         if closing < 0:
             raise InputError(f"{where} has no closing <!-- /results:{name} --> line")
         start = opening.end() + 1
-        blocks.append(Block(name, _tables_option(opening.group("options"), where), start, closing + 1, text[start:closing + 1]))
+        link = _options(opening.group("options"), where).get("link") != "none"
+        blocks.append(Block(name, _tables_option(opening.group("options"), where), start, closing + 1,
+                            text[start:closing + 1], link))
     names = [block.name for block in blocks]
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
@@ -84,9 +100,11 @@ def find_blocks(text: str, path: str = "<markdown>") -> List[Block]:
     return blocks
 
 
-def render_block(results: dict, source: str, command: str, tables: tuple) -> str:
-    """A block's content: the source line, the command, and the chosen tables with their notes."""
-    lines = [f"<!-- source: {source} -->", f"Generated from [{source}]({source}) (study `{results.get('study')}`) by "
+def render_block(results: dict, source: str, command: str, tables: tuple, shown: Optional[str] = None) -> str:
+    """A block's content: the source line, the command, and the chosen tables with their notes.
+    `shown`: the source as the visible line names it, without a link (default: a link to it)."""
+    named = f"`{shown}`" if shown else f"[{source}]({source})"
+    lines = [f"<!-- source: {source} -->", f"Generated from {named} (study `{results.get('study')}`) by "
              f"`{command}`; do not edit by hand.", ""]
     chosen = [table for table in results_tables(results) if table.name in tables]
     chosen.sort(key=lambda table: tables.index(table.name))
@@ -117,13 +135,15 @@ def block_for(blocks: List[Block], name: Optional[str], path: str) -> Block:
     return blocks[0]
 
 
-def expected_content(results_path: str, markdown_path: str, tables: tuple) -> str:
-    """What the block of `markdown_path` made from `results_path` holds."""
+def expected_content(results_path: str, markdown_path: str, tables: tuple, link: bool = True,
+                     name: Optional[str] = None) -> str:
+    """What the block of `markdown_path` made from `results_path` holds (`name`: the block's, named
+    in the command when the file has several)."""
     folder = os.path.dirname(os.path.abspath(markdown_path))
     source = os.path.relpath(os.path.abspath(results_path), folder).replace(os.sep, "/")
     relative = [os.path.relpath(path).replace(os.sep, "/") for path in (results_path, markdown_path)]
-    command = "python -m srcframework.studies.markdown_into " + " ".join(relative)
-    return render_block(load_results(results_path), source, command, tables)
+    command = "python -m srcframework.studies.markdown_into " + " ".join(relative) + (f" --name {name}" if name else "")
+    return render_block(load_results(results_path), source, command, tables, None if link else relative[0])
 
 
 def markdown_into(results_path: str, markdown_path: str, name: Optional[str] = None) -> str:
@@ -133,8 +153,10 @@ def markdown_into(results_path: str, markdown_path: str, name: Optional[str] = N
         raise InputFileNotFound(f"{markdown_path}: Markdown file not found")
     with open(markdown_path, encoding="utf-8") as handle:
         text = handle.read()
-    block = block_for(find_blocks(text, markdown_path), name, markdown_path)
-    content = expected_content(results_path, markdown_path, block.tables)
+    blocks = find_blocks(text, markdown_path)
+    block = block_for(blocks, name, markdown_path)
+    content = expected_content(results_path, markdown_path, block.tables, block.link,
+                               block.name if len(blocks) > 1 else None)
     if content != block.content:
         write_text_atomic(markdown_path, text[:block.start] + content + text[block.end:])
     return block.name

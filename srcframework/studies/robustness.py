@@ -24,14 +24,25 @@ over the table's rows, and the `verdict`: `equivalent`, `not worse` or `inconclu
 
 A row also carries its primary group's figures at the top level (`noisy_sets`, `mean_drop`,
 `twin_mean_drop`, `drop_difference`, `drop_reduction`, `clean_f1_change`).
+
+Where the model and its twin have the same number of seeds (two or more), each group and the
+clean row also get `variance_components`: a mixed model of the per-question differences of each
+seed pair, with the share of the estimate's variance that comes from the training runs and the
+share that comes from the test questions (`metrics/mixed_effects.py`). `declared_robustness` adds
+the study's `set_groups` to the rows the same way (`set_groups`, one Holm family of their own).
 """
-from typing import Dict, List, Optional, Tuple
+import logging
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from srcframework.common.errors import InputError
+from srcframework.metrics.mixed_effects import seed_question_components
 from srcframework.metrics.statistics import LEVEL, Resampler, family_plan, holm, percentile_interval, tost
 from srcframework.studies.question_scores import PairScores
 from srcframework.studies.significance import correct
+
+logger = logging.getLogger(__name__)
 
 GROUPS = ("held_out", "seen", "undeclared", "all")
 Scores = Dict[Tuple[str, str], PairScores]
@@ -78,6 +89,19 @@ def reduction_interval(difference: np.ndarray, twin_drop: np.ndarray, confidence
     return percentile_interval(ratios, confidence)
 
 
+def components(differences: np.ndarray, ids: Sequence[str], resampler: Resampler) -> Optional[dict]:
+    """The seed and question variance components of `seeds x questions` seed-paired differences
+    (None for one seed, or where the model cannot be fitted: logged)."""
+    if differences.shape[0] < 2:
+        return None
+    clusters = None if resampler.clusters is None else [resampler.clusters.get(qid, "\0" + qid) for qid in ids]
+    try:
+        return seed_question_components(differences, clusters, resampler.confidence)
+    except (InputError, ValueError, np.linalg.LinAlgError) as err:
+        logger.warning("no variance components: %s", " ".join(str(err).split()))
+        return None
+
+
 def _group(scores: Scores, model: str, twin: str, name: str, sets: List[str], references: Dict[str, str],
            resampler: Resampler, plan: Tuple[str, int]) -> dict:
     group: dict = {"group": name, "noisy_sets": sets, "questions": 0}
@@ -105,6 +129,10 @@ def _group(scores: Scores, model: str, twin: str, name: str, sets: List[str], re
         group["seeds"] = [{"seed": i, "mean_drop": float(row.mean())} for i, row in enumerate(mine)]
     if theirs.shape[0] > 1:
         group["twin_seeds"] = [{"seed": i, "mean_drop": float(row.mean())} for i, row in enumerate(theirs)]
+    if mine.shape[0] == theirs.shape[0]:
+        found = components(theirs - mine, ids, resampler)
+        if found:
+            group["variance_components"] = found
     return group
 
 
@@ -126,6 +154,11 @@ def _clean(scores: Scores, model: str, twin: str, clean: Optional[str], resample
     if theirs.seeds > 1:
         found["twin_seeds"] = [{"seed": i, "f1": float(row[theirs.positions(ids)].mean())}
                                for i, row in enumerate(theirs.f1_by_seed)]
+    if mine.seeds == theirs.seeds:
+        parts = components(mine.f1_by_seed[:, mine.positions(ids)] - theirs.f1_by_seed[:, theirs.positions(ids)], ids,
+                           resampler)
+        if parts:
+            found["variance_components"] = parts
     return found
 
 
@@ -189,3 +222,37 @@ def robustness(results: dict, scores: Scores, resampler: Resampler, margin: floa
             clean["verdict"] = _verdict(clean, level)
     method, rounds = plan
     return rows, {"tests": sum(len(row["groups"]) for row in rows), "method": method, "rounds": rounds}
+
+
+def declared_robustness(results: dict, scores: Scores, resampler: Resampler, groups: Sequence[dict],
+                        permutations: Optional[int] = None, level: float = LEVEL) -> Optional[dict]:
+    """
+    Add `set_groups` to each robustness row of `results` (after `robustness`): the row's model
+    against its twin over each declared group (`{"name", "sets", "label", "declared"}`) whose sets
+    both ran on, with the figures, interval and test of a generator group. The groups' tests form
+    one Holm family; returns its plan (None without any group).
+    """
+    references = {(p["model"], p["set"]): p["reference"] for p in results["pairs"]}
+    planned = []
+    for row in results.get("robustness", []):
+        noisy = set(_noisy_sets(results, row["model"], row["twin"]))
+        chosen = [spec for spec in groups if spec["sets"] and set(spec["sets"]) <= noisy]
+        if chosen:
+            planned.append((row, chosen))
+    count = sum(len(chosen) for _, chosen in planned)
+    if not count:
+        return None
+    plan = family_plan(count, permutations or resampler.permutations, level)
+    tests = []
+    for row, chosen in planned:
+        mine = {s: references[(row["model"], s)] for spec in chosen for s in spec["sets"]}
+        built = []
+        for spec in chosen:
+            group = _group(scores, row["model"], row["twin"], spec["name"], list(spec["sets"]), mine, resampler, plan)
+            group.update(label=spec.get("label") or spec["name"], declared=spec.get("declared"))
+            built.append(group)
+            tests.append(group.get("drop_test"))
+        row["set_groups"] = built
+    correct(tests, level)
+    method, rounds = plan
+    return {"tests": count, "method": method, "rounds": rounds}

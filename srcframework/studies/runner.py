@@ -50,7 +50,8 @@ from srcframework.studies.contexts import question_contexts
 from srcframework.studies.question_scores import PairScores, combine_seeds, load_pair_scores
 from srcframework.common.worker_pool import worker_results
 from srcframework.studies.seeds import mean_report, seed_figures
-from srcframework.studies.training_records import read_training_record
+from srcframework.studies.set_groups import spec_of
+from srcframework.studies.training_records import read_training_record, read_validation_curve
 from srcframework.studies.study import Study, StudyError, TestSetSpec
 
 logger = logging.getLogger(__name__)
@@ -589,6 +590,9 @@ def collect_results(
             if len(spec.archives) > 1:
                 entry["archives"] = list(spec.archives)
             entry["training"] = [read_training_record(archive) for archive in spec.archives]
+            curves = [read_validation_curve(archive) for archive in spec.archives]
+            if any(curves):
+                entry["validation_curves"] = curves
             models.append(entry)
     results = {"study": os.path.basename(study.path), "models": models, "test_sets": test_sets, "pairs": pairs}
     data = {test_set["name"]: test_set["data"] for test_set in test_sets}
@@ -605,7 +609,8 @@ def collect_results(
                       equivalence_margin=study.equivalence_margin)
     contexts = question_contexts(set_files) if options.bootstrap_unit == "context" else None
     comparisons = [(c.label, c.first, c.second) for c in study.comparisons]
-    return add_analysis(results, question_scores, options, contexts, comparisons)
+    return add_analysis(results, question_scores, options, contexts, comparisons,
+                        [spec_of(group) for group in study.set_groups])
 
 
 def write_outputs(results: dict, out_dir: str) -> List[str]:

@@ -9,7 +9,7 @@ environment; importing srcframework sets the defaults of `srcframework/config_de
     bidaf: { archive: 'runs/bidaf/model.tar.gz' },          // input: 'text' (default) or 'audio'
     robust: { archives: ['runs/r1/model.tar.gz', 'runs/r2/model.tar.gz'],   // one archive per seed
               twin: 'bidaf', trained_on_noise: ['keyboard', 'asr'] },
-    named: { model: 'bidaf-robust' },         // a model card's id: the archive `allennlp models` names
+    named: { model: 'bidaf-noise-augmented' },   // a model card's id: the archive `allennlp models` names
     e2e: { archive: 'runs/e2e/model.tar.gz', input: 'audio' },
     fresh: { config: 'training_configs/x.jsonnet', serialization_dir: 'runs/x' },  // trained if missing
   },
@@ -29,6 +29,9 @@ environment; importing srcframework sets the defaults of `srcframework/config_de
     e2e_vs_cascade: { first: { model: 'e2e', set: 'spoken' }, second: { model: 'bidaf', set: 'transcripts' },
                       label: 'end to end against the cascade' },
   },                            // (or a list of such entries; a list entry's name is its label)
+  set_groups: [                 // optional: further groups of noisy sets for each model with a twin
+    { name: 'unseen', sets: ['noiseqa_asr'], label: 'unseen generator', declared: '2026-12-02, a correction' },
+  ],                            // (or an object of name -> group, listed in sorted order)
 }
 ```
 
@@ -50,7 +53,8 @@ KINDS = ("synthetic", "natural")
 CLEAN = "clean"
 BOOTSTRAP_UNITS = ("context", "question")
 EQUIVALENCE_MARGIN = 1.5
-STUDY_KEYS = {"models", "test_sets", "pairs", "bootstrap_unit", "equivalence_margin", "comparisons"}
+STUDY_KEYS = {"models", "test_sets", "pairs", "bootstrap_unit", "equivalence_margin", "comparisons", "set_groups"}
+SET_GROUP_KEYS = {"sets", "label", "declared"}
 COMPARISON_KEYS = {"first", "second", "label"}
 SIDE_KEYS = {"model", "set"}
 MODEL_KEYS = {
@@ -211,6 +215,30 @@ class ComparisonSpec:
 
 
 @dataclass(frozen=True)
+class SetGroupSpec:
+    """
+    A group of noisy sets declared apart from the generator split (study key `set_groups`): each
+    model with a twin is also compared with it over these sets (`set_groups.py`), one family of
+    tests. A group declared after the results were seen says so in `declared`.
+
+    # Parameters
+
+    name : `str`
+    sets : `Tuple[str, ...]`
+        Noisy sets of the study.
+    label : `str`
+        What the tables call the group. Default: its name.
+    declared : `str`, optional
+        When and why the group was declared (e.g. `2026-12-02, a correction after the results`).
+    """
+
+    name: str
+    sets: Tuple[str, ...]
+    label: str
+    declared: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class Study:
     """A loaded, validated study: models and test sets in table order, and the pairs to run.
 
@@ -228,6 +256,8 @@ class Study:
         twin's.
     comparisons : `Tuple[ComparisonSpec, ...]`, optional (default = `()`)
         Pairs compared across sets (study key `comparisons`), one Holm family.
+    set_groups : `Tuple[SetGroupSpec, ...]`, optional (default = `()`)
+        Further groups of noisy sets over which each model is compared with its twin.
     """
 
     path: str
@@ -237,6 +267,7 @@ class Study:
     bootstrap_unit: str = "context"
     equivalence_margin: float = EQUIVALENCE_MARGIN
     comparisons: Tuple[ComparisonSpec, ...] = ()
+    set_groups: Tuple[SetGroupSpec, ...] = ()
 
     @property
     def runs(self) -> List[Tuple[str, str, int]]:
@@ -550,6 +581,38 @@ def _comparisons(check: _Checker, value: Any, pairs: List[Tuple[str, str]], mode
     return tuple(found)
 
 
+def _set_groups(check: _Checker, value: Any, sets: Dict[str, TestSetSpec]) -> Tuple[SetGroupSpec, ...]:
+    """An object of name -> group, or a list of groups each with its `name` (a list keeps its
+    order; Jsonnet writes an object's fields in sorted order)."""
+    if value is None:
+        return ()
+    if isinstance(value, list):
+        entries = []
+        for index, item in enumerate(value):
+            item = check.mapping(item, f"set_groups[{index}]")
+            entries.append((check.string(item.get("name"), f"set_groups[{index}].name"),
+                            {k: v for k, v in item.items() if k != "name"}))
+    else:
+        entries = list(check.mapping(value, "set_groups").items())
+    found: List[SetGroupSpec] = []
+    for name, item in entries:
+        key, item = check.entry("set_groups", name, item, SET_GROUP_KEYS)
+        if any(group.name == name for group in found):
+            check.fail(key, "a second group of this name")
+        if "sets" not in item:
+            check.fail(f"{key}.sets", "required: a list of noisy test sets")
+        members = check.strings(item["sets"], f"{key}.sets", minimum=1)
+        for index, member in enumerate(members):
+            if member not in sets:
+                check.fail(f"{key}.sets[{index}]", f"no test set named {member!r}")
+            if sets[member].is_clean:
+                check.fail(f"{key}.sets[{index}]", f"{member!r} is a clean set; a group holds noisy sets")
+        label = check.string(item.get("label"), f"{key}.label", optional=True) or name
+        declared = check.string(item.get("declared"), f"{key}.declared", optional=True)
+        found.append(SetGroupSpec(name, members, label, declared))
+    return tuple(found)
+
+
 def study_from_dict(raw: Any, path: str = "<study>", require_files: bool = True) -> Study:
     """Validate an evaluated study; `require_files` also checks that the named files exist."""
     check = _Checker(path)
@@ -568,7 +631,8 @@ def study_from_dict(raw: Any, path: str = "<study>", require_files: bool = True)
     unit = check.choice(raw.get("bootstrap_unit", "context"), "bootstrap_unit", BOOTSTRAP_UNITS)
     margin = check.number(raw.get("equivalence_margin", EQUIVALENCE_MARGIN), "equivalence_margin")
     comparisons = _comparisons(check, raw.get("comparisons"), pairs, models_by_name, sets_by_name, require_files)
-    return Study(path, models_by_name, sets_by_name, pairs, unit, margin, comparisons)
+    set_groups = _set_groups(check, raw.get("set_groups"), sets_by_name)
+    return Study(path, models_by_name, sets_by_name, pairs, unit, margin, comparisons, set_groups)
 
 
 def load_study(path: str, ext_vars: Optional[Dict[str, str]] = None, require_files: bool = True) -> Study:

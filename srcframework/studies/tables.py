@@ -9,6 +9,9 @@ The tables, each written only when the study has rows for it:
   (held-out generator first): the difference of mean drops (twin's minus the model's) with its
   interval and raw and Holm-corrected p, the relative reduction, and the change in clean F1 with
   its equivalence test (TOST) and verdict;
+- `seed_tests`, `variance_components`, `set_groups`, `drop_by_set`, `power`, `validation_curves`:
+  inference over training runs, declared groups of noisy sets, power and learning curves
+  (`inference_tables.py`);
 - `f1_by_seed`: each seed's EM, F1 and drop, for a model with several archives;
 - `f1_by_country`: F1 per country of the speaker with the F1 range, best country minus worst
   (SQuAD-SRC, Tang et al. 2023, Table 3), and `f1_by_gender`;
@@ -414,9 +417,12 @@ def wer_by_country_table(results: dict) -> Table:
 
 def results_tables(results: dict) -> List[Table]:
     """Every table that has rows, in the order the reports show them."""
+    from srcframework.studies.inference_tables import inference_tables  # it builds on this module's cells
+
     tables = [
         em_f1_table(results),
         robustness_table(results),
+        *inference_tables(results),
         seeds_table(results),
         training_table(results),
         drop_tests_table(results),

@@ -2,11 +2,19 @@
 `declared_checkpoint` callback writes and the configs put in the archive: the declared epoch, the
 instances and optimizer updates, and the vocabulary size, with a digest of the archive's
 vocabulary files. A study records it per archive, so a reader can see that a robust model and its
-twin are matched (same updates, the same vocabulary token for token)."""
+twin are matched (same updates, the same vocabulary token for token).
+
+Beside it, `read_validation_curve` reads the learning curve of the training that wrote an archive
+(the `metrics_epoch_N.json` AllenNLP leaves in the serialization folder, next to `model.tar.gz`),
+so that a study's results hold the curves a results page shows."""
 import hashlib
 import json
+import os
 import tarfile
 from typing import Optional
+
+from srcframework.common.errors import InputError
+from srcframework.reports.training_curve import read_training_curve
 
 RECORD_NAME = "training_record.json"
 SUMMARY_KEYS = ("checkpoint", "epoch", "epochs", "instances", "updates")
@@ -33,6 +41,28 @@ def read_training_record(archive: str) -> Optional[dict]:
     summary["vocabulary"] = record.get("vocabulary") or {}
     summary["vocabulary_sha256"] = digest.hexdigest()
     return summary
+
+
+PERCENT_SUFFIXES = ("_f1", "_em")
+
+
+def read_validation_curve(archive: str) -> Optional[dict]:
+    """`{"metric", "values", "source"}`: the watched validation metric of each epoch of the training
+    whose serialization folder holds `archive` (F1 and EM on the 0-100 scale of the study's other
+    figures; None for an epoch without it), or None where the folder holds no epoch's metrics
+    (an archive copied elsewhere, a model folder)."""
+    folder = os.path.dirname(os.path.abspath(archive)) if os.path.isfile(archive) else archive
+    try:
+        curve = read_training_curve(folder)
+    except (InputError, OSError):
+        return None
+    metric = curve.validation_metric or "validation_f1"
+    values = curve.values(metric)
+    if not any(value is not None for value in values):
+        return None
+    scale = 100.0 if metric.endswith(PERCENT_SUFFIXES) else 1.0
+    source = os.path.join(os.path.dirname(archive) if os.path.isfile(archive) else archive, "metrics_epoch_N.json")
+    return {"metric": metric, "values": [None if v is None else scale * v for v in values], "source": source}
 
 
 def matched(first: Optional[dict], second: Optional[dict]) -> Optional[bool]:
