@@ -41,8 +41,8 @@ step_data() {
 }
 
 card_of() {  # config name -> the id of its model card (seed 1 of each model is installed under it)
-  case $1 in bidaf_clean) echo bidaf-clean ;; bidaf_augmented) echo bidaf-robust ;;
-    minilm_clean) echo minilm-qa-clean ;; minilm_augmented) echo minilm-qa-robust ;; esac
+  case $1 in bidaf_clean) echo bidaf-clean ;; bidaf_augmented) echo bidaf-noise-augmented ;;
+    minilm_clean) echo minilm-qa-clean ;; minilm_augmented) echo minilm-qa-noise-augmented ;; esac
 }
 
 train_one() {  # config name, seed: trains (or resumes) runs/robust_training/<name>_s<seed>

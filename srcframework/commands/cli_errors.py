@@ -33,6 +33,12 @@ A third, a required key that is missing, gains the keys of its block that look l
 of it, which AllenNLP never reaches (`key "batch_size" is required at location
 "data_loader.batch_sampler.": the block has the unknown key batchsize: did you mean batch_size?`).
 
+AllenNLP's `Mismatched token keys: dict_keys([...]) and dict_keys([...])`, which a model given the
+data of another reader raises (or the `RuntimeError` of `get_text_field_mask` given an audio
+field), is reworded to name the field, what the model takes and what the
+reader gave (`the model takes the question field as text (token keys token_characters, tokens),
+but the reader gives it as audio (mask, waveform): ...`).
+
 In the command line AllenNLP announces each plugin it imports at INFO level before any command
 runs (`--help` included); those lines are kept only when the log level is DEBUG
 (`ALLENNLP_DEBUG=1`, `ALLENNLP_LOG_LEVEL=DEBUG`).
@@ -267,6 +273,55 @@ def missing_key_message(error: BaseException, traceback) -> Optional[str]:
     return f"{error}: the block has {noun} {', '.join(close)}: did you mean {key}?"
 
 
+_EMBEDDER_MODULE = "allennlp.modules.text_field_embedders.basic_text_field_embedder"
+
+
+def _field_tensors(traceback):
+    """`(frame, tensors, token embedders)` where a text field's tensors reached AllenNLP's text
+    field code (`BasicTextFieldEmbedder.forward`, or `get_text_field_mask` called before it by a
+    text encoder), or None."""
+    frame = _frame_named(traceback, _EMBEDDER_MODULE, "forward")
+    if frame is not None and "text_field_input" in frame.f_locals:
+        return frame, frame.f_locals["text_field_input"], getattr(frame.f_locals.get("self"), "_token_embedders", None)
+    frame = _frame_named(traceback, "allennlp.nn.util", "get_text_field_mask")
+    if frame is None or "text_field_tensors" not in frame.f_locals:
+        return None
+    caller, embedders = frame.f_back, None
+    while caller is not None and embedders is None:
+        embedder = getattr(caller.f_locals.get("self"), "text_field_embedder", None)
+        embedders = getattr(embedder, "_token_embedders", None)
+        caller = caller.f_back
+    return frame, frame.f_locals["text_field_tensors"], embedders
+
+
+def mismatched_field_message(traceback) -> Optional[str]:
+    """For a model given a field that is not the one it embeds (AllenNLP's `Mismatched token keys:
+    dict_keys([...]) and dict_keys([...])`, or the `RuntimeError` of `get_text_field_mask` given
+    an audio field), a line that names the field (the model's argument that holds those tensors),
+    what the model takes and what the reader gave, and what to do; None for any other error."""
+    found = _field_tensors(traceback)
+    if found is None:
+        return None
+    frame, given, embedders = found
+    if not isinstance(given, dict) or embedders is None or sorted(given) == sorted(embedders):
+        return None
+    field = None
+    caller = frame.f_back
+    while caller is not None:  # the outermost name the caller frames give these tensors: the model's argument
+        for name, value in caller.f_locals.items():
+            if value is given and name not in ("self", "text_field_input", "text_field_tensors", "field_tensors"):
+                field = name
+        caller = caller.f_back
+    what = f"the {field} field" if field else "a field"
+    expected, keys = _names(embedders.keys()), _names(given.keys())
+    if "waveform" in given:
+        return (f"the model takes {what} as text (token keys {expected}), but the reader gives it as audio "
+                f"({keys}): read this data with a text reader (the archive's own), or use a model whose "
+                f"{field or 'question'} encoder takes audio")
+    return (f"the model embeds {what} with the token keys {expected}, but the reader gives {keys}: give the "
+            "reader the token_indexers the model was trained with (the archive's dataset_reader)")
+
+
 def excepthook(kind, error, traceback, fallback=None) -> None:
     """Prints a one-line error for the bad-input errors, and one line for a command stopped by
     Ctrl-C or SIGTERM (the line the stopped work gave, `allennlp_train.STOPPED_ATTRIBUTE`, or
@@ -281,8 +336,12 @@ def excepthook(kind, error, traceback, fallback=None) -> None:
             return
         if isinstance(error, one_line_error_types()):
             reworded = (unknown_name_message(traceback) or unknown_parameter_message(traceback)
-                        or missing_key_message(error, traceback))
+                        or missing_key_message(error, traceback) or mismatched_field_message(traceback))
             print(f"error: {excerpt(reworded)}" if reworded else one_line(error), file=sys.stderr)
+            return
+        mismatch = mismatched_field_message(traceback) if isinstance(error, RuntimeError) else None
+        if mismatch:
+            print(f"error: {excerpt(mismatch)}", file=sys.stderr)
             return
         prefix = constructor_check(error, traceback)
         if prefix is not None:
