@@ -13,7 +13,7 @@ from srcframework.pretrained import (
 )
 from tests.conftest import FIXTURES, ROOT
 
-REQUIRED = {"bidaf-clean", "bidaf-robust", "minilm-qa-clean", "minilm-qa-robust", "speecht5-ctc-small",
+REQUIRED = {"bidaf-clean", "bidaf-noise-augmented", "minilm-qa-clean", "minilm-qa-noise-augmented", "speecht5-ctc-small",
             "e2e-speecht5-ctc", "bidaf-quickstart"}
 CONTEXT = json.loads((FIXTURES / "squad_tiny.json").read_text())["data"][0]["paragraphs"][0]["context"]
 
@@ -59,8 +59,8 @@ def test_the_shipped_cards():
         # nothing is hosted: an archive is released in the repository, with its sha256 and size, or not at all
         assert usage.archive_file is None or (
             usage.archive_file == f"models/{model_id}.tar.gz" and len(usage.sha256) == 64 and usage.size > 0)
-    assert cards["bidaf-robust"].model_usage.output == "runs/robust_training/bidaf_augmented_s1/model.tar.gz"
-    assert cards["bidaf-robust"].registered_predictor_name == "span_qa"
+    assert cards["bidaf-noise-augmented"].model_usage.output == "runs/robust_training/bidaf_augmented_s1/model.tar.gz"
+    assert cards["bidaf-noise-augmented"].registered_predictor_name == "span_qa"
     assert cards["speecht5-ctc-small"].registered_predictor_name is None
 
 
@@ -71,7 +71,7 @@ def test_folders_default_and_follow_the_environment(monkeypatch, tmp_path):
     assert models_folder() == str(tmp_path / "cache" / "srcframework" / "models")
     assert cards_folder() == CARDS_FOLDER == str(ROOT / "srcframework" / "modelcards")
     monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "mine"))
-    assert installed_path("bidaf-robust") == str(tmp_path / "mine" / "bidaf-robust.tar.gz")
+    assert installed_path("bidaf-noise-augmented") == str(tmp_path / "mine" / "bidaf-noise-augmented.tar.gz")
 
 
 def test_card_to_archive_to_predictor(places, tiny_archive, tmp_path):
@@ -194,8 +194,8 @@ def test_a_study_names_a_model_by_its_card_id(places, tiny_archive, tmp_path):
         study_from_dict({**raw, "models": {"m": {"model": "tiny-bidaf", "archive": "x"}}}, "study")
 
 
-@pytest.mark.parametrize("model_id", ["bidaf-robust", "minilm-qa-robust"])
-def test_a_robust_models_reader_builds_without_the_noisy_training_copies(model_id, tmp_path, monkeypatch):
+@pytest.mark.parametrize("model_id", ["bidaf-noise-augmented", "minilm-qa-noise-augmented"])
+def test_a_noise_augmented_models_reader_builds_without_the_noisy_training_copies(model_id, tmp_path, monkeypatch):
     """The archive's config names the noisy copies under runs/noisy; loading it (to predict or
     evaluate) must not need them, and training without them must say which file is missing."""
     from allennlp.common import Params

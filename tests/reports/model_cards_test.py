@@ -32,7 +32,7 @@ def study_results(archives):
 def cards(tmp_path, monkeypatch):
     folder = tmp_path / "cards"
     folder.mkdir()
-    for model_id in ("bidaf-robust", "bidaf-quickstart"):
+    for model_id in ("bidaf-noise-augmented", "bidaf-quickstart"):
         card = json.loads((ROOT / "srcframework" / "modelcards" / f"{model_id}.json").read_text())
         card.pop("quantitative_analyses", None)  # a card before its recipe's figures are in
         (folder / f"{model_id}.json").write_text(json.dumps(card, indent=2))
@@ -45,16 +45,16 @@ def test_one_seed_of_a_study_fills_the_card(cards, tmp_path):
     results = tmp_path / "results.json"
     output = "runs/robust_training/bidaf_augmented_s1/model.tar.gz"  # the card's output
     results.write_text(json.dumps(study_results([output, "runs/robust_training/bidaf_augmented_s2/model.tar.gz"])))
-    text = fill_metrics("bidaf-robust", str(results))
+    text = fill_metrics("bidaf-noise-augmented", str(results))
     assert text == (f"robust_training.jsonnet ({results}; model 'bidaf_augmented', archive 1 of 2): "
                     "clean F1 52.1 (EM 42.0, 1,190 questions); "
                     "noiseqa_asr F1 44.0 (EM 33.0, drop 8.1, 1,190 questions).")
-    card = json.loads((cards / "bidaf-robust.json").read_text())
+    card = json.loads((cards / "bidaf-noise-augmented.json").read_text())
     assert card["quantitative_analyses"] == {"unitary_results": text}
     assert card["model_usage"]["results"] == str(results)
-    assert model_card("bidaf-robust").quantitative_analyses.unitary_results == text
+    assert model_card("bidaf-noise-augmented").quantitative_analyses.unitary_results == text
     # the rest of the card is as it was
-    shipped = json.loads((ROOT / "srcframework" / "modelcards" / "bidaf-robust.json").read_text())
+    shipped = json.loads((ROOT / "srcframework" / "modelcards" / "bidaf-noise-augmented.json").read_text())
     shipped.pop("quantitative_analyses", None)
     card.pop("quantitative_analyses")
     card["model_usage"]["results"] = shipped["model_usage"]["results"]
@@ -64,11 +64,11 @@ def test_one_seed_of_a_study_fills_the_card(cards, tmp_path):
 def test_a_model_named_by_card_id_and_evaluate_metrics(cards, tmp_path):
     results = tmp_path / "results.json"
     data = study_results(["a.tar.gz", "b.tar.gz"])
-    data["models"][0]["name"] = "bidaf-robust"
-    data["pairs"][0]["model"] = "bidaf-robust"
+    data["models"][0]["name"] = "bidaf-noise-augmented"
+    data["pairs"][0]["model"] = "bidaf-noise-augmented"
     results.write_text(json.dumps(data))
-    assert results_text(model_card("bidaf-robust"), str(results)).endswith(
-        "model 'bidaf-robust'): clean F1 50.0 (EM 40.0, 1,190 questions).")
+    assert results_text(model_card("bidaf-noise-augmented"), str(results)).endswith(
+        "model 'bidaf-noise-augmented'): clean F1 50.0 (EM 40.0, 1,190 questions).")
     metrics = tmp_path / "metrics_dev.json"
     metrics.write_text(json.dumps({"em": 0.522, "f1": 0.5693, "loss": 3.2}))
     assert fill_metrics("bidaf-quickstart", str(metrics)) == f"allennlp evaluate ({metrics}): EM 52.2, F1 56.9."
@@ -79,12 +79,12 @@ def test_results_that_do_not_fit(cards, tmp_path):
         fill_metrics("bidaf-quickstart", str(tmp_path / "absent.json"))
     other = tmp_path / "other.json"
     other.write_text(json.dumps(study_results(["x.tar.gz", "y.tar.gz"])))
-    with pytest.raises(InputError, match="no model with bidaf-robust's archive .*; its models: bidaf, bidaf_augmented"):
-        fill_metrics("bidaf-robust", str(other))
+    with pytest.raises(InputError, match="no model with bidaf-noise-augmented's archive .*; its models: bidaf, bidaf_augmented"):
+        fill_metrics("bidaf-noise-augmented", str(other))
     other.write_text(json.dumps({"accuracy": 1}))
     with pytest.raises(InputError, match="neither a study's results.json"):
-        fill_metrics("bidaf-robust", str(other))
-    assert "quantitative_analyses" not in json.loads((cards / "bidaf-robust.json").read_text())
+        fill_metrics("bidaf-noise-augmented", str(other))
+    assert "quantitative_analyses" not in json.loads((cards / "bidaf-noise-augmented.json").read_text())
 
 
 def test_a_card_finds_its_figures_by_the_card_id_the_study_recorded(cards, tmp_path):
@@ -105,7 +105,7 @@ def test_models_table():
     lines = table.splitlines()
     assert lines[0] == "| model | what it is | clean F1 | mean drop | made by | time here |"
     assert len(lines) == 2 + len(model_cards())
-    row = next(line for line in lines if line.startswith("| `bidaf-robust` |"))
+    row = next(line for line in lines if line.startswith("| `bidaf-noise-augmented` |"))
     assert "`bash recipes/robust_training/run.sh data && bash recipes/robust_training/run.sh train-one " \
            "bidaf_augmented 1` (recipes/robust_training)" in row
     assert all(line.count(" | ") == 5 for line in lines[2:])
@@ -128,23 +128,23 @@ def test_headline_figures_of_a_study_leave_out_question_blind_floors(cards, tmp_
         {"model": "bidaf_augmented", "set": "keyboard", "em": 0.0, "f1": 40.0, "f1_drop": 11.0, "seeds": seeds(40.0, 12.06)},
     ]
     results.write_text(json.dumps(data))
-    card = json.loads((cards / "bidaf-robust.json").read_text())
+    card = json.loads((cards / "bidaf-noise-augmented.json").read_text())
     card["model_usage"]["results"] = str(results)
-    (cards / "bidaf-robust.json").write_text(json.dumps(card))
+    (cards / "bidaf-noise-augmented.json").write_text(json.dumps(card))
     # seed 1's figures: clean 52.06; drops 8.06 (asr) and 12.06 (keyboard), not the floor's 47.06
-    assert headline(model_card("bidaf-robust")) == ("52.1", "10.1 (2 sets)")
+    assert headline(model_card("bidaf-noise-augmented")) == ("52.1", "10.1 (2 sets)")
     # a study that left the model out (an optional model): no figures, and no error
     data["models"] = data["models"][:1]
     results.write_text(json.dumps(data))
-    assert headline(model_card("bidaf-robust")) == ("-", "-")
+    assert headline(model_card("bidaf-noise-augmented")) == ("-", "-")
     card["model_usage"]["results"] = str(tmp_path / "absent.json")
-    (cards / "bidaf-robust.json").write_text(json.dumps(card))
-    assert headline(model_card("bidaf-robust")) == ("not run yet", "not run yet")
+    (cards / "bidaf-noise-augmented.json").write_text(json.dumps(card))
+    assert headline(model_card("bidaf-noise-augmented")) == ("not run yet", "not run yet")
     metrics = tmp_path / "metrics.json"
     metrics.write_text(json.dumps({"em": 0.5, "f1": 0.6234}))
     card["model_usage"]["results"] = str(metrics)
-    (cards / "bidaf-robust.json").write_text(json.dumps(card))
-    assert headline(model_card("bidaf-robust")) == ("62.3", "-")
+    (cards / "bidaf-noise-augmented.json").write_text(json.dumps(card))
+    assert headline(model_card("bidaf-noise-augmented")) == ("62.3", "-")
 
 
 def test_the_table_goes_between_its_markers(cards, tmp_path):
