@@ -10,7 +10,9 @@ srcframework one. `import srcframework` alone only registers components; this mo
 - makes `train` end a stopped training with one line (where it stopped, how to resume), and leave
   no serialization folder when it fails before its first epoch (`commands.allennlp_train`);
 - loads third-party plugins (the `srcframework` entry point); a plugin that cannot be used as
-  installed (a name clash) stops every command but `list-plugins`, which reports it;
+  installed (a name clash) stops the commands that build components of the registry it clashes in
+  (`PLUGIN_KINDS`; AllenNLP's own commands and any other build from every registry), while the
+  others run after its error line; `list-plugins` reports it;
 - has every spawned worker process (`common.worker_pool`) apply the patches and load the plugins
   too.
 
@@ -29,6 +31,28 @@ from srcframework.plugins.manager import load_plugins
 
 _ACTIVE = False
 
+NOISE_KINDS = ("noise_sources", "speech_synthesizers", "speech_recognizers", "translators")
+# subcommand -> the plugin registries (kinds of `plugins.manager.HOOKS`) it builds components
+# from; a subcommand not listed (train, evaluate, predict, compare, cascade, ...) may build from any
+PLUGIN_KINDS = {
+    "squad-eval": (),
+    "noise-stats": (),
+    "accent-report": (),
+    "training-curve": (),
+    "word-lm": (),
+    "models": (),
+    "noise": NOISE_KINDS,
+    "list-noise": NOISE_KINDS + ("field_encoders",),
+    "synthesize-speech": ("speech_synthesizers",),
+    "transcribe": ("speech_recognizers",),
+}
+
+
+def plugin_kinds(subcommand):
+    """The registries `subcommand` builds from (`PLUGIN_KINDS`), None for any (and outside the
+    command line)."""
+    return PLUGIN_KINDS.get(subcommand) if subcommand else None
+
 
 def activate() -> None:
     """Everything above, once per process."""
@@ -44,7 +68,8 @@ def activate() -> None:
     on_worker_start(compat.apply)
     on_worker_start(load_plugins)
     _ACTIVE = True
-    load_plugins(strict=cli_errors.running_subcommand() != "list-plugins")
+    command = cli_errors.running_subcommand()
+    load_plugins(strict=command != "list-plugins", uses=plugin_kinds(command))
 
 
 activate()

@@ -8,14 +8,16 @@ taken (by a built-in or another plugin), or a class of the wrong base, is refuse
 registered, it is recorded in `failures` with stage `refused` (the message names both sides of a
 clash), and `load_plugins` raises `PluginError` (`PluginTypeError`) once every plugin was seen:
 both are mistakes to fix, not to work around silently. Only `load_plugins(strict=False)`, which
-`allennlp list-plugins` uses to show what clashes, returns the report instead of raising.
+`allennlp list-plugins` uses to show what clashes, returns the report instead of raising, and
+`load_plugins(uses=KINDS)` raises only for a problem in the registries the caller uses (a command
+that builds no noise source runs despite a clash of noise-source names, after its error line).
 """
 import copy
 import logging
 import threading
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 import pluggy
 from allennlp.common import Registrable
@@ -44,7 +46,12 @@ HOOKS: Dict[str, Tuple[str, str, type]] = {
 
 
 class PluginError(RuntimeError):
-    """A plugin cannot be used as installed, e.g. it offers a name that is already taken."""
+    """A plugin cannot be used as installed, e.g. it offers a name that is already taken. `kinds`:
+    the registries (`HOOKS`' kinds, such as `noise_sources`) the problem is in."""
+
+    def __init__(self, message: str, kinds: Tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.kinds = tuple(kinds)
 
 
 class PluginTypeError(PluginError, TypeError):
@@ -111,7 +118,7 @@ def get_plugin_manager(group: str = GROUP) -> pluggy.PluginManager:
         return _managers[group]
 
 
-def load_plugins(group: str = GROUP, strict: bool = True) -> PluginReport:
+def load_plugins(group: str = GROUP, strict: bool = True, uses: Optional[Iterable[str]] = None) -> PluginReport:
     """
     Loads the plugins of the entry-point `group` not loaded yet, registers their classes, and
     returns a report of every plugin of the group seen so far. Calling it again is cheap and
@@ -125,6 +132,11 @@ def load_plugins(group: str = GROUP, strict: bool = True) -> PluginReport:
         implementations, e.g. `phonetic = srcframework_phonetic.plugin`.
     strict : `bool`, optional (default = `True`)
         Raise for a refused plugin (this call's or an earlier one's). `False` only reports it.
+    uses : `Iterable[str]`, optional (default = `None`)
+        The registries (kinds of `HOOKS`, such as `noise_sources`) the caller builds components
+        from; `None`: any. With `strict`, only a plugin refused for a problem in one of them is
+        raised; one refused elsewhere is only logged (its error line), and the caller runs without
+        it: a command that uses no noise source is not stopped by a clash of noise-source names.
 
     # Raises
 
@@ -147,8 +159,11 @@ def load_plugins(group: str = GROUP, strict: bool = True) -> PluginReport:
             finally:
                 _loading = False
         refused = list(_refused.get(group, {}).values())
+        if uses is not None:
+            used = set(uses)
+            refused = [err for err in refused if not getattr(err, "kinds", ()) or used & set(err.kinds)]
         if strict and refused:
-            raise type(refused[0])(str(refused[0]))
+            raise type(refused[0])(str(refused[0]), getattr(refused[0], "kinds", ()))
         return _report(group)
 
 
@@ -234,17 +249,19 @@ def _check(info: PluginInfo, offered: List[Tuple[str, object]]) -> List[Tuple[ty
     for hook_name, result in offered:
         kind, singular, base = HOOKS[hook_name]
         if not isinstance(result, dict):
-            raise PluginTypeError(f"{info.label}: {hook_name} returned {type(result).__name__}, not {{name: class}}")
+            raise PluginTypeError(f"{info.label}: {hook_name} returned {type(result).__name__}, not {{name: class}}",
+                                  (kind,))
         for name, cls in result.items():
             where = f"{info.label}: {hook_name} entry {name!r}"
             if not isinstance(name, str) or not name:
-                raise PluginTypeError(f"{where}: the name must be a non-empty string")
+                raise PluginTypeError(f"{where}: the name must be a non-empty string", (kind,))
             if not isinstance(cls, type):
-                raise PluginTypeError(f"{where} is {cls!r}, not a class")
+                raise PluginTypeError(f"{where} is {cls!r}, not a class", (kind,))
             if not issubclass(cls, base):
                 raise PluginTypeError(
                     f"{where}: {_class_path(cls)} is not a subclass of {_class_path(base)}, "
-                    f"so it cannot be a {singular}"
+                    f"so it cannot be a {singular}",
+                    (kind,),
                 )
             if name in Registrable._registry[base]:
                 owner = _describe_owner(base, name)
@@ -256,7 +273,8 @@ def _check(info: PluginInfo, offered: List[Tuple[str, object]]) -> List[Tuple[ty
                 raise PluginError(
                     f"{singular} name {name!r} is offered by {info.label} as {_class_path(cls)}, "
                     f"but is already taken by {owner}; "
-                    "uninstall one of the two distributions (or have one rename its component)"
+                    "uninstall one of the two distributions (or have one rename its component)",
+                    (kind,),
                 )
             taken[(base, name)] = cls
             additions.append((base, kind, name, cls))
