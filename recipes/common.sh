@@ -34,6 +34,7 @@ train() {  # config, serialization folder, [allennlp train options]: trains, res
     say "skip $folder: archived"
     return 0
   fi
+  restore_snapshot "$folder"
   local mode=(-f)
   [ -f "$folder/config.json" ] && [ -n "$(epochs_done "$folder")" ] && mode=(--recover)
   mkdir -p "$(dirname "$folder")"
@@ -42,6 +43,23 @@ train() {  # config, serialization folder, [allennlp train options]: trains, res
   allennlp train "$config" -s "$folder" "${mode[@]}" "$@" >>"$folder.log" 2>&1 \
     || { say "FAILED: $config; see $folder.log"; return 1; }
   say "done $folder"
+}
+
+restore_snapshot() {  # training folder or job output: puts back the repository's snapshot of it
+  # (models/snapshots, `allennlp snapshot`) when this machine holds less, so that the work continues
+  allennlp snapshot restore --if-any "$1" | grep -v '^no snapshot of' || true
+}
+
+snapshot_under_way() {  # training folders or job outputs...: snapshots each one under way into
+  # models/snapshots (commit them before the machine goes); finished or unstarted ones are left out
+  local path
+  for path in "$@"; do
+    if [ -d "$path" ] && ! finished "$path" && [ -n "$(epochs_done "$path")" ]; then
+      allennlp snapshot save "$path" || return 1
+    elif [ ! -d "$path" ] && [ ! -e "$path" ] && compgen -G "$path.journal-*.jsonl" >/dev/null; then
+      allennlp snapshot save "$path" || return 1
+    fi
+  done
 }
 
 models_folder() {  # where `allennlp models install` puts archives (srcframework/pretrained.py, models_folder)

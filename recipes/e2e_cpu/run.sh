@@ -15,6 +15,7 @@
 #   bash recipes/e2e_cpu/run.sh study         # allennlp compare
 #   bash recipes/e2e_cpu/run.sh report        # results.json and the README table from the study
 #   bash recipes/e2e_cpu/run.sh status        # what is done
+#   bash recipes/e2e_cpu/run.sh snapshot      # the trainings under way -> models/snapshots (a training restores its snapshot when it starts)
 # A step whose output is complete is skipped; synthesis and transcription resume from what they
 # wrote, a training from its last epoch, the study from its cached pairs. Each model goes into the
 # models folder under its card id (speecht5-ctc-small, bidaf-clean, e2e-speecht5-ctc), the id the
@@ -167,8 +168,15 @@ step_status() {
     "$SPOKEN"/xquad_{seen,heldout}/transcripts_{pocketsphinx,speecht5_ctc,speecht5_ctc_lm}.json "$OUT/study/results.json" "$RECIPE/results.json"
 }
 
+step_snapshot() {  # the trainings under way, into models/snapshots (commit them before the machine goes)
+  local seed folders=("$PRETRAIN")
+  for seed in ${E2E_SEEDS//,/ }; do folders+=("${E2E}_s$seed" "${E2E}_finetune_s$seed"); done
+  snapshot_under_way "${folders[@]}"
+}
+
 case "${1:-all}" in
   data) step_data ;;
+  snapshot) step_snapshot ;;
   speech) step_speech ;;
   pretrain) step_pretrain ;;
   lm) step_lm ;;
@@ -190,5 +198,5 @@ case "${1:-all}" in
     report "$OUT/study/results.json" "$RECIPE"
     step_status
     ;;
-  *) echo "usage: $0 [all|data|speech|pretrain|lm|text|e2e|transcribe|study|report|status]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|data|speech|pretrain|lm|text|e2e|transcribe|study|report|status|snapshot]" >&2; exit 2 ;;
 esac

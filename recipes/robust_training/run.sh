@@ -7,6 +7,7 @@
 #   bash recipes/robust_training/run.sh study      # allennlp compare on the archives
 #   bash recipes/robust_training/run.sh report     # results.json, its tables, the cards' figures
 #   bash recipes/robust_training/run.sh status     # what is done
+#   bash recipes/robust_training/run.sh snapshot   # trainings and noise jobs under way -> models/snapshots
 # A step whose output is complete is skipped, a stopped one resumed: noise jobs from their
 # journals, a training with `allennlp train --recover` (noise is drawn by epoch, so a resumed run
 # trains on what a straight run trains on).
@@ -31,6 +32,9 @@ step_data() {
   [ -f "$SPLIT" ] || python scripts/make_training_split.py --output "$SPLIT" \
     --train runs/data/train_articles.json --validation runs/data/validation_articles.json
   # noisy copies of all 9,380 questions of the split (the readers leave the held-out articles out)
+  for name in keyboard misspelling back_translation asr; do
+    [ -f "$NOISY/train_$name.json" ] || restore_snapshot "$NOISY/train_$name.json"
+  done
   for name in keyboard misspelling back_translation; do
     [ -f "$NOISY/train_$name.json" ] || allennlp noise "$SPLIT" "$NOISY/train_$name.json" --noise "$name" --workers "$WORKERS"
   done
@@ -51,6 +55,7 @@ train_one() {  # config name, seed: trains (or resumes) runs/robust_training/<na
     if [ "$seed" = 1 ]; then install_model "$(card_of "$name")" "$folder/model.tar.gz"; fi
     return 0
   fi
+  restore_snapshot "$folder"
   local mode=(-f)
   [ -f "$folder/config.json" ] && [ -n "$(epochs_done "$folder")" ] && mode=(--recover)
   echo "$(date '+%F %T') $name seed $seed: ${mode[0]} (epochs done: $(epochs_done "$folder"))"
@@ -81,8 +86,15 @@ step_status() {
     "${runs[@]/%//model.tar.gz}" "$OUT/study/results.json" "$RECIPE/results.json"
 }
 
+step_snapshot() {  # what is under way, into models/snapshots (commit it before the machine goes)
+  local runs=() seed
+  for seed in $SEEDS; do runs+=("$OUT/bidaf_clean_s$seed" "$OUT/bidaf_augmented_s$seed"); done
+  snapshot_under_way "${runs[@]}" "$NOISY"/train_{keyboard,misspelling,back_translation,asr}.json "$NOISY/xquad_asr_rms.json"
+}
+
 case "${1:-all}" in
   data) step_data ;;
+  snapshot) step_snapshot ;;
   train) step_train ;;
   train-one) train_one "$2" "$3" ;;
   study) step_study ;;
@@ -95,5 +107,5 @@ case "${1:-all}" in
     report "$OUT/study/results.json" "$RECIPE"
     step_status
     ;;
-  *) echo "usage: $0 [all|data|train|study|report|status]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|data|train|study|report|status|snapshot]" >&2; exit 2 ;;
 esac

@@ -12,6 +12,8 @@ from tests.conftest import ROOT
 from tests.recipes.markdown_into_test import RESULTS
 
 STAND_IN = """#!/usr/bin/env bash
+# `allennlp snapshot ...` (a training first puts back the repository's snapshot of its folder) is logged apart
+if [ "$1" = snapshot ]; then echo "$*" >> snapshots.log; exit 0; fi
 echo "$*" >> calls.log
 folder=$4
 mkdir -p "$folder"
@@ -55,6 +57,19 @@ def test_a_training_starts_resumes_and_is_skipped(stand_in):
     assert "  done     runs/m/model.tar.gz\n  missing  runs/other\n" in skipped.stdout
     assert (stand_in / "calls.log").read_text().splitlines() == [
         "train c.jsonnet -s runs/m -f -o {}", "train c.jsonnet -s runs/m --recover -o {}"]
+    # each start asks for the repository's snapshot of the folder first (a new machine continues from it)
+    assert (stand_in / "snapshots.log").read_text().splitlines() == ["snapshot restore --if-any runs/m"] * 2
+
+
+def test_snapshot_under_way_takes_only_unfinished_work(stand_in):
+    bash(stand_in, "train c.jsonnet runs/done")
+    bash(stand_in, "train c.jsonnet runs/stopped", STOP="1")
+    (stand_in / "runs" / "noisy.json.journal-0-of-1.jsonl").write_text("{}\n")
+    (stand_in / "snapshots.log").unlink()
+    done = bash(stand_in, "snapshot_under_way runs/done runs/stopped runs/never runs/noisy.json")
+    assert done.returncode == 0
+    assert (stand_in / "snapshots.log").read_text().splitlines() == [
+        "snapshot save runs/stopped", "snapshot save runs/noisy.json"]
 
 
 def test_train_overrides_reach_allennlp_train(stand_in):
@@ -87,6 +102,8 @@ def test_report_copies_the_results_and_fills_the_readme(tmp_path):
 
 
 INSTALL_STAND_IN = """#!/usr/bin/env bash
+# `allennlp snapshot ...` (a training first puts back the repository's snapshot of its folder) is logged apart
+if [ "$1" = snapshot ]; then echo "$*" >> snapshots.log; exit 0; fi
 echo "$*" >> calls.log
 mkdir -p "$SRCFRAMEWORK_MODELS" && cp "$5" "$SRCFRAMEWORK_MODELS/$3.tar.gz"
 """
