@@ -49,3 +49,13 @@ def test_a_missing_pilot_is_one_line_on_the_command_line(tmp_path):
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode != 0 and "results file not found" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_docs_example_is_what_the_command_prints(monkeypatch, capsys):
+    page = (ROOT / "docs" / "power.md").read_text()
+    command = "allennlp power recipes/robust_training/results.json --margin 1.5"
+    after = page[page.index(command):]
+    printed = after[after.index("```text\n") + len("```text\n"):]
+    printed = printed[:printed.index("```")]
+    monkeypatch.chdir(ROOT)
+    assert allennlp(monkeypatch, capsys, *command.split()[1:]) == printed
