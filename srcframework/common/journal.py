@@ -8,11 +8,27 @@ Every line ends with a newline, so a line without one is torn: the run was kille
 it. It is ignored when the journal is read, and cut off (the file truncated to its last complete
 line) before a `JournalWriter` appends, so new rows never join a torn one. A journal whose header
 is torn holds nothing and starts afresh.
+
+A job holds a lock on its journal while it runs (`JournalLock`, or `locks_journal` around the
+job's function): a second run writing the same output at the same time stops at once with one line
+naming the running one (its process id and command line) instead of doing all the work again,
+and a journal that a running job holds is never said to be one to delete. The lock is an
+`fcntl.flock` on `JOURNAL.lock`, which the kernel releases when the process ends, however it ends.
 """
+import datetime
+import functools
+import inspect
 import json
 import logging
 import os
-from typing import Dict, Iterable, List
+import shlex
+import sys
+from typing import Callable, Dict, Iterable, List, Optional
+
+try:
+    import fcntl
+except ImportError:  # no flock here: jobs run without the lock
+    fcntl = None
 
 from srcframework.common.errors import InputError
 
@@ -44,6 +60,10 @@ def read_journal(path: str, key: str, other_job: str) -> List[dict]:
     except json.JSONDecodeError:
         header = None
     if not isinstance(header, dict) or header.get("key") != key:
+        holder = lock_holder(path)
+        if holder:
+            raise JournalBusy(f"{path} belongs to {other_job}, which is running now ({holder}); wait for it to end, "
+                              "or choose another output path")
         raise InputError(f"{path} belongs to {other_job}; delete it (or choose another output path) to start afresh")
     rows = []
     for number, line in enumerate(lines[1:], start=2):
@@ -119,3 +139,112 @@ class JournalWriter:
 
     def __exit__(self, *exc) -> None:
         self._handle.close()
+
+
+class JournalBusy(InputError):
+    """Another run holds the lock of a journal: it is writing the same output now."""
+
+
+def _describe_holder(handle) -> str:
+    handle.seek(0)
+    try:
+        holder = json.loads(handle.read() or "{}")
+    except ValueError:
+        holder = {}
+    if not isinstance(holder, dict) or "pid" not in holder:
+        return "another process"
+    return f"process {holder['pid']}, since {holder.get('since', '?')}: {holder.get('command', '?')}"
+
+
+def lock_holder(journal_path: str) -> Optional[str]:
+    """Who holds the lock of the journal at `journal_path` (`process 123, since TIME: COMMAND`),
+    or None when no running process does."""
+    if fcntl is None:
+        return None
+    try:
+        handle = open(f"{journal_path}.lock", "r", encoding="utf-8")
+    except OSError:
+        return None
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return _describe_holder(handle)
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        return None
+
+
+class JournalLock:
+    """
+    Holds the lock of the journal at `journal_path` (an `fcntl.flock` on `JOURNAL.lock`, which
+    records this process's id, start time and command line) from `__enter__` to `__exit__`, which
+    removes the lock file. Where the journal's folder does not exist there is nothing to lock (the
+    job's own output check then says so).
+
+    # Raises
+
+    JournalBusy
+        Another running process holds it; the message names that process and its command line.
+    """
+
+    def __init__(self, journal_path: str) -> None:
+        self.journal_path = journal_path
+        self.lock_path = f"{journal_path}.lock"
+        self._handle = None
+
+    def __enter__(self) -> "JournalLock":
+        if fcntl is None or not os.path.isdir(os.path.dirname(os.path.abspath(self.lock_path))):
+            return self
+        while True:
+            handle = open(self.lock_path, "a+", encoding="utf-8")
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = _describe_holder(handle)
+                handle.close()
+                raise JournalBusy(
+                    f"another run is writing the journal {self.journal_path} now ({holder}); wait for it to end, "
+                    "or give another output path"
+                ) from None
+            try:  # the file a run that just ended removed is not a lock: take the new one
+                same = os.path.samestat(os.fstat(handle.fileno()), os.stat(self.lock_path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            handle.close()
+        handle.seek(0)
+        handle.truncate()
+        since = datetime.datetime.now().isoformat(timespec="seconds")
+        handle.write(json.dumps({"pid": os.getpid(), "since": since, "command": shlex.join(sys.argv)}))
+        handle.flush()
+        self._handle = handle
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._handle is not None:
+            try:
+                os.remove(self.lock_path)
+            except FileNotFoundError:
+                pass
+            self._handle.close()  # releases the lock
+            self._handle = None
+
+
+def locks_journal(journal_path_of: Callable[[inspect.BoundArguments], str]):
+    """Decorates a job's function so that it runs holding the `JournalLock` of the journal path
+    that `journal_path_of` gives for the call's arguments (bound, with their defaults)."""
+
+    def decorate(function):
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def locked(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            with JournalLock(journal_path_of(bound)):
+                return function(*args, **kwargs)
+
+        return locked
+
+    return decorate

@@ -33,7 +33,7 @@ from allennlp.common.checks import ConfigurationError
 from tqdm import tqdm
 
 from srcframework.common.files import file_sha256, named_files, text_sha256, write_json_atomic
-from srcframework.common.journal import JournalWriter, read_journal
+from srcframework.common.journal import JournalWriter, locks_journal, read_journal
 from srcframework.common.logs import params_not_logged
 from srcframework.common.worker_pool import worker_results
 from srcframework.data.errors import DatasetError
@@ -121,6 +121,12 @@ def apply_noise(dataset: dict, noised: Dict[str, str], meta: dict, keep_ids: Opt
     return out
 
 
+def journal_path(output_path: str, shard: Tuple[int, int]) -> str:
+    """The journal of shard `(i, n)` of the challenge set `output_path`."""
+    return f"{output_path}.journal-{shard[0]}-of-{shard[1]}.jsonl"
+
+
+@locks_journal(lambda call: journal_path(call.arguments["output_path"], call.arguments["shard"]))
 def make_challenge_set(
     input_path: str,
     output_path: str,
@@ -172,16 +178,16 @@ def make_challenge_set(
     mine = questions[index::count]
     done = read_journals(output_path, key)
     todo = [pair for pair in mine if pair[0] not in done]
-    journal_path = f"{output_path}.journal-{index}-of-{count}.jsonl"
+    journal = journal_path(output_path, (index, count))
     batches = [(todo[k : k + batch_size], seed) for k in range(0, len(todo), batch_size)]
     header = {"key": key, "noise": noise_params, "seed": seed}
     bar = tqdm(total=len(mine), initial=len(mine) - len(todo), desc="noising", unit="q", disable=not progress)
-    with JournalWriter(journal_path, header) as journal, worker_results(
+    with JournalWriter(journal, header) as writer, worker_results(
         _noise_batch, batches, workers, ordered=True, initializer=_init_worker, initargs=(noise_params,)
     ) as results:
         try:
             for result in results:
-                journal.append({"id": q, "noised": t} for q, t in result)
+                writer.append({"id": q, "noised": t} for q, t in result)
                 done.update(result)
                 bar.update(len(result))
         finally:

@@ -50,7 +50,7 @@ from tqdm import tqdm
 from srcframework.common.audio import read_valid_wav
 from srcframework.common.errors import InputError, without_path
 from srcframework.common.files import file_sha256, named_files, text_sha256, write_json_atomic
-from srcframework.common.journal import JournalWriter, read_journal
+from srcframework.common.journal import JournalWriter, locks_journal, read_journal
 from srcframework.common.paths import check_output_path
 from srcframework.common.worker_pool import worker_results
 from srcframework.data.errors import DatasetError
@@ -224,6 +224,12 @@ def transcribe_folder(
     return transcribe(folder, output_path, TranscriptionSettings(recognizer, workers, batch_size, skip_invalid, progress))
 
 
+def journal_path_of(output_path: str) -> str:
+    """The journal of the transcript file `output_path`."""
+    return f"{output_path}.journal.jsonl"
+
+
+@locks_journal(lambda call: journal_path_of(call.arguments["output_path"]))
 def transcribe(folder: SquadSrcFolder, output_path: str, settings: TranscriptionSettings = TranscriptionSettings()) -> dict:
     """
     Transcribes the recordings of `folder` (`spoken_questions`) into the SQuAD file `output_path`
@@ -265,7 +271,7 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
     items = sorted((s.fid, s.question.qid, os.path.basename(s.audio)) for s in join.questions)
     recognizer_files = named_files(params)
     key = job_key(params, join.split, items, recognizer_files)
-    journal_path = f"{output_path}.journal.jsonl"
+    journal_path = journal_path_of(output_path)
     audio = {s.fid: audio_sha256(s.audio) for s in join.questions}
     earlier = _previous_output(output_path, key)
     if earlier is None:
