@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # allennlp-models (the benchmarks' baseline) lives apart from the runtime packages
 BENCH_SITE := $(VENV)/bench-site
 
-.PHONY: install system-deps demo test bench docs clean-venv
+.PHONY: install system-deps demo test test-fast bench bench-threads docs clean-venv
 
 # srcframework goes into AllenNLP's global plugins file (~/.allennlp/plugins) on every
 # `make install` (idempotent), so its subcommands work in any folder
@@ -36,8 +36,17 @@ system-deps:
 demo: install
 	bash recipes/quickstart/run.sh
 
+# the tests run on two pytest-xdist workers (TEST_WORKERS=auto: one a core), each on one torch
+# thread; the 30 slowest tests are listed at the end. `make test-fast` leaves out the tests marked
+# `slow` (pytest.ini), for the working loop; `make test` (and CI) runs them all
+TEST_WORKERS ?= 2
+PYTEST := OMP_NUM_THREADS=1 $(PY) -m pytest -q -n $(TEST_WORKERS) --durations=30
+
 test: install
-	$(PY) -m pytest -q tests plugins/srcframework-phonetic/tests
+	$(PYTEST) tests plugins/srcframework-phonetic/tests
+
+test-fast: install
+	$(PYTEST) -m "not slow" tests plugins/srcframework-phonetic/tests
 
 # the documentation site in site/; --strict fails on a broken link or a page missing from the nav
 docs: install
@@ -45,6 +54,11 @@ docs: install
 
 bench: install
 	PYTHONPATH=$(BENCH_SITE) $(PY) benchmarks/train_throughput.py
+
+# a training alone, then beside one and two CPU-bound jobs, by torch threads and OpenMP wait policy
+# (docs/install.md); on an otherwise idle machine, for some 20 minutes
+bench-threads: install
+	$(PY) benchmarks/thread_sharing.py
 
 clean-venv:
 	rm -rf $(VENV)

@@ -70,7 +70,14 @@
     callbacks: [{ type: 'tensorboard' }] + $.callbacks(checkpoint),
   },
 
-  // the epoch reaches the reader (noise drawn by epoch, the same after --recover), and the
-  // archived weights are those of a declared epoch, recorded in training_record.json
-  callbacks(checkpoint='last'):: [{ type: 'reader_epoch' }, { type: 'declared_checkpoint', epoch: checkpoint }],
+  // the epoch reaches the reader (noise drawn by epoch, the same after --recover), the archived
+  // weights are those of a declared epoch, recorded in training_record.json, and torch runs as many
+  // threads as the cores other processes leave free, measured as the training goes (a training
+  // beside a test suite or another training steps down to one; OMP_NUM_THREADS fixes the number;
+  // docs/install.md)
+  callbacks(checkpoint='last'):: [
+    { type: 'reader_epoch' },
+    { type: 'declared_checkpoint', epoch: checkpoint },
+    { type: 'torch_threads' },
+  ],
 }
