@@ -4,7 +4,6 @@ import pytest
 
 from srcframework.data.squad_src_layout import SquadSrcFolder
 from srcframework.jobs.decoder_tuning import tune_lexicon_decoder
-from srcframework.jobs.synthesis import synthesize_questions
 from srcframework.jobs.transcription import transcribe_folder
 from tests.conftest import FIXTURES
 from tests.tiny_models import save_tiny_ctc_recognizer
@@ -13,11 +12,9 @@ TINY = str(FIXTURES / "squad_tiny.json")
 
 
 @pytest.fixture(scope="module")
-def spoken(tmp_path_factory):
-    """(a folder of 4 questions read by flite, a tiny speecht5_ctc folder)."""
-    folder = tmp_path_factory.mktemp("spoken")
-    synthesize_questions(TINY, str(folder / "src"), "flite:kal16,flite:awb", limit=4, progress=False)
-    return str(folder / "src"), save_tiny_ctc_recognizer(folder / "ctc")
+def spoken(spoken_tiny, tmp_path_factory):
+    """(a folder of 4 questions read by flite, made once a session, a tiny speecht5_ctc folder)."""
+    return str(spoken_tiny), save_tiny_ctc_recognizer(tmp_path_factory.mktemp("ctc"))
 
 
 def test_each_setting_scores_as_the_transcription_job_would(spoken, squad_dev_lm, tmp_path):

@@ -9,7 +9,6 @@ from srcframework.data.squad_src_layout import write_fid2qid
 from srcframework.metrics.text_noise import wer
 from srcframework.common.audio import read_wav, write_wav_atomic
 from srcframework.speech.pocketsphinx_asr import PocketsphinxRecognizer
-from srcframework.jobs.synthesis import synthesize_questions
 from srcframework.jobs.transcription import parse_recognizer, transcribe_folder
 from tests.conftest import FIXTURES
 from tests.speech.wav2vec2_ctc_test import model_dir  # noqa: F401  (a tiny saved wav2vec2 model)
@@ -23,11 +22,10 @@ def qas(path):
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    """Four questions of the tiny fixture read by flite kal16 (US) and awb (UK)."""
-    out = tmp_path_factory.mktemp("spoken") / "src"
-    synthesize_questions(TINY, str(out), "flite:kal16,flite:awb", limit=4, progress=False)
-    return out
+def folder(spoken_tiny):
+    """Four questions of the tiny fixture read by flite kal16 (US) and awb (UK), made once a
+    session (conftest); a test that changes it works on a copy."""
+    return spoken_tiny
 
 
 @pytest.fixture(scope="module")
