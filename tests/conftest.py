@@ -5,8 +5,8 @@
   exit status of an uncaught error, an empty stderr, the `.allennlp_plugins` file, plugins found at
   start-up, a signal).
 - Session fixtures for what is expensive to make: `tiny_archive` (one tiny trained BiDAF),
-  `spoken_tiny` (four questions of the tiny fixture read by flite), `keyboard_tiny` (the tiny
-  fixture with keyboard noise), `squad_dev_lm`. Under pytest-xdist each is made once for all the
+  `spoken_tiny` (four questions of the tiny fixture read by flite), `accent_study_dir` (a study of
+  the tiny BiDAF with its tables, figures and report), `squad_dev_lm`. Under pytest-xdist each is made once for all the
   workers (a lock in the session's shared temporary folder) and must be read, never changed.
 """
 import contextlib
@@ -252,6 +252,16 @@ def spoken_tiny(tmp_path_factory) -> Path:
                              progress=False)
 
     return made_once(tmp_path_factory, "spoken_tiny", synthesize) / "src"
+
+
+@pytest.fixture(scope="session")
+def accent_study_dir(tiny_archive, tmp_path_factory) -> Path:
+    """The output folder of the accent study (`tests.studies.runner_test.accent_study`: the tiny
+    BiDAF twice, on clean, keyboard and speaker-tagged sets), run once a session: results.json,
+    the tables, figures and report.html. Read it; never change it."""
+    from tests.studies.runner_test import run_accent_study
+
+    return made_once(tmp_path_factory, "accent_study", lambda folder: run_accent_study(folder, tiny_archive))
 
 
 @pytest.fixture(scope="session")

@@ -1,3 +1,4 @@
+import json
 import re
 import shutil
 import subprocess
@@ -7,15 +8,13 @@ import pytest
 from srcframework.studies.html_report import report_html
 from srcframework.studies.plots import PLOT_NAMES
 from srcframework.studies.runner import write_outputs
-from tests.studies.runner_test import run_accent_study
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="module")
-def study_dir(tiny_archive, tmp_path_factory):
-    out_dir = tmp_path_factory.mktemp("report")
-    return out_dir, run_accent_study(out_dir, tiny_archive)
+def study_dir(accent_study_dir):
+    return accent_study_dir, json.loads((accent_study_dir / "results.json").read_text())
 
 
 def loaded_images(page) -> tuple:

@@ -1,16 +1,16 @@
 import copy
 import io
+import json
 
 import pytest
 from matplotlib.image import imread
 
 from srcframework.studies.plots import PLOT_NAMES, render_plots, wer_points
-from tests.studies.runner_test import run_accent_study
 
 
 @pytest.fixture(scope="module")
-def results(tiny_archive, tmp_path_factory):
-    return run_accent_study(tmp_path_factory.mktemp("plots"), tiny_archive)
+def results(accent_study_dir):
+    return json.loads((accent_study_dir / "results.json").read_text())
 
 
 def test_three_valid_deterministic_pngs(results):

@@ -1,6 +1,7 @@
 import copy
 import csv
 import io
+import json
 import re
 
 import pytest
@@ -16,12 +17,11 @@ from srcframework.studies.tables import (
     results_tex,
     tex_escape,
 )
-from tests.studies.runner_test import run_accent_study
 
 
 @pytest.fixture(scope="module")
-def results(tiny_archive, tmp_path_factory):
-    return run_accent_study(tmp_path_factory.mktemp("tables"), tiny_archive)
+def results(accent_study_dir):
+    return json.loads((accent_study_dir / "results.json").read_text())
 
 
 def pair(results, model, test_set):
