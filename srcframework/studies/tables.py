@@ -257,6 +257,9 @@ def robustness_table(results: dict) -> Table:
         notes.append(_test_note(settings, "robustness", "the per-question drop differences"))
     if with_seeds:
         notes.append("Mean ΔF1 by seed: each archive's mean ΔF1 over the group, the model's and then the twin's.")
+        notes.append("With several seeds the intervals resample each model's seeds independently, and the p-values flip "
+                     "seed-averaged differences: both are conditional on the trained models. Inference over training "
+                     "runs (seed pairs) is in the seed_tests table.")
     return Table("robustness", "Robust training against the clean-trained twin", header, rows, 3, None, notes)
 
 
