@@ -93,6 +93,8 @@ def seed_question_components(values, clusters: Optional[Sequence[str]] = None, c
     paragraph = max(0.0, float(np.asarray(fit.cov_re)[0, 0]))
     question = max(0.0, float(np.asarray(fit.vcomp)[0])) if nested else None
     seed_means = np.asarray(fit.fe_params, dtype=np.float64)
+    if not all(np.isfinite([residual, paragraph, question or 0.0, *seed_means])):
+        raise InputError("the mixed model gave no finite variance components (the differences may not vary)")
     seed = max(0.0, float(np.var(seed_means, ddof=1)) - residual / questions)
     sizes = np.unique(np.asarray(labels, dtype=object), return_counts=True)[1].astype(np.float64)
     parts = {
@@ -109,13 +111,13 @@ def seed_question_components(values, clusters: Optional[Sequence[str]] = None, c
     if variance > 0:
         df = variance ** 2 / (runs ** 2 / (seeds - 1) + (tests ** 2 / (paragraphs - 1) if paragraphs > 1 else 0.0))
         half = float(stats.t.ppf(0.5 + confidence / 2.0, df)) * math.sqrt(variance)
-    else:
-        df, half = float("inf"), 0.0
+    else:  # no spread at all: a zero-width interval, and no degrees of freedom to speak of
+        df, half = None, 0.0
     return {
         "estimate": estimate,
         "low": estimate - half,
         "high": estimate + half,
-        "df": float(df),
+        "df": None if df is None else float(df),
         "variance": variance,
         "share_seeds": runs / variance if variance > 0 else None,
         "share_questions": tests / variance if variance > 0 else None,

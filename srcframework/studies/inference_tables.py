@@ -84,6 +84,7 @@ def variance_components_table(results: dict) -> Table:
             if not parts:
                 continue
             components = parts["components"]
+            outcome += "" if parts.get("converged", True) else " (the fit did not converge)"
             rows.append([
                 row["model"], row["twin"], outcome, parts["seeds"], parts["questions"], parts["paragraphs"],
                 Estimate(parts["estimate"], parts["low"], parts["high"]), parts["df"],

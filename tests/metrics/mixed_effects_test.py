@@ -56,3 +56,9 @@ def test_too_little_data_is_a_one_line_error(values, message):
         seed_question_components(values)
     with pytest.raises(InputError, match="3 paragraphs for 10 questions"):
         seed_question_components(np.ones((2, 10)), ["a", "b", "c"])
+
+
+def test_differences_that_never_vary_give_a_zero_width_interval_without_infinities():
+    found = seed_question_components(np.zeros((2, 40)), [f"p{i // 4}" for i in range(40)])
+    assert found["low"] == found["high"] == found["estimate"] == 0.0
+    assert found["df"] is None and found["share_seeds"] is None
