@@ -44,6 +44,7 @@ def test_bad_input_is_an_input_error(monkeypatch, capsys, arguments, message):
         allennlp(monkeypatch, capsys, "power", PILOT, *arguments)
 
 
+@pytest.mark.slow
 def test_a_missing_pilot_is_one_line_on_the_command_line(tmp_path):
     done = subprocess.run([sys.executable, "-m", "allennlp", "power", str(tmp_path / "none.json"), "--margin", "1.5"],
                           capture_output=True, text=True, cwd=ROOT)

@@ -100,6 +100,7 @@ def test_declared_groups_are_one_family_beside_the_generator_groups():
     assert declared_robustness(data, scores, resampler, []) is None
 
 
+@pytest.mark.slow
 def test_a_study_with_seeds_and_declared_groups_carries_them_into_results_and_tables(tiny_archive, tmp_path):
     archives = []
     for name in ("p1", "p2", "r1", "r2"):
