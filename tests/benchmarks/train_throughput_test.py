@@ -4,10 +4,13 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.bench_site import bench_env
 from tests.conftest import FIXTURES, ROOT
 
 
+@pytest.mark.slow
 def test_train_throughput_runs_on_two_tiny_batches(tmp_path):
     out = tmp_path / "runs.json"
     command = [sys.executable, "benchmarks/train_throughput.py", "--squad", str(FIXTURES / "squad_tiny.json"),

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.conftest import FIXTURES, ROOT, run_allennlp
 
 TINY = str(FIXTURES / "squad_tiny.json")
@@ -51,6 +53,7 @@ def test_predict_output_into_a_missing_folder_is_one_line_before_the_archive_is_
     assert "loading archive file" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_failed_predict_called_as_a_library_writes_no_official_file_then_or_at_exit(tiny_archive, tmp_path):
     """`allennlp predict` run inside a Python process that catches its error and goes on: the
     official predictions file is written neither then nor when that process exits; a run that

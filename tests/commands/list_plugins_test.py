@@ -83,6 +83,7 @@ def test_subcommand_parser():
     assert args.json and args.func is list_plugins.run
 
 
+@pytest.mark.slow
 def test_a_name_clash_is_listed_but_stops_other_commands(tmp_path):
     """Two installed distributions offer the noise source `fake_echo`: `allennlp list-plugins`
     shows both sides, while `allennlp noise` and `allennlp evaluate` stop with one line."""

@@ -61,6 +61,7 @@ def test_logs_the_parameters_once_and_says_where_the_output_went(tmp_path, capsy
     )
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_to_identical_output(tmp_path):
     """SIGKILL a real `allennlp noise` run midway; rerunning gives the uninterrupted output."""
     reference = tmp_path / "reference.json"

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from srcframework.commands.synthesize_speech import SynthesizeSpeech, run
 from srcframework.data.squad_src_layout import read_fid2qid
 from srcframework.jobs.synthesis import synthesize_questions
@@ -38,6 +40,7 @@ def test_arguments_and_summary(tmp_path, capsys):
     assert parse("a.json", "out").voices == "flite:kal16,flite:awb,flite:rms,flite:slt"
 
 
+@pytest.mark.slow
 def test_killed_run_completes_on_rerun_without_redoing_anything(tmp_path):
     """SIGKILL a real `allennlp synthesize-speech` run once some WAVs exist; the rerun makes only
     the missing ones, and the folder equals an uninterrupted run's."""

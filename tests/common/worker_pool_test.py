@@ -28,6 +28,7 @@ def test_in_process_runs_the_initializer_here():
     assert out == [(1, os.getpid(), "here"), (4, os.getpid(), "here"), (9, os.getpid(), "here")]
 
 
+@pytest.mark.slow
 def test_a_pool_of_spawned_workers_gives_every_result():
     _STATE.clear()
     tasks = list(range(6))
@@ -38,11 +39,13 @@ def test_a_pool_of_spawned_workers_gives_every_result():
     assert "value" not in _STATE  # the initializer ran in the workers, not here
 
 
+@pytest.mark.slow
 def test_unordered_results_are_complete():
     with worker_results(_square_with_pid, list(range(5)), workers=2) as results:
         assert sorted(square for square, _, _ in results) == [0, 1, 4, 9, 16]
 
 
+@pytest.mark.slow
 def test_a_worker_error_reaches_the_caller():
     with pytest.raises(RuntimeError, match="three"):
         with worker_results(_fail_on_three, [1, 2, 3, 4], workers=2, ordered=True) as results:
@@ -64,6 +67,7 @@ def _read_mark(_task) -> str:
     return os.environ.get("SRCFRAMEWORK_TEST_WORKER_SETUP", "")
 
 
+@pytest.mark.slow
 def test_spawned_workers_run_the_setup_functions_first(monkeypatch):
     from srcframework.common import worker_pool
 

@@ -90,6 +90,7 @@ def test_the_readme_shows_the_real_noise_stats_header():
     assert any(block.startswith("| set | questions | changed | CER | WER | BLEU |") for block in shown)
 
 
+@pytest.mark.slow
 def test_the_tour_runs(tmp_path, monkeypatch, capsys):
     for name in ("srcframework", "training_configs"):
         (tmp_path / name).symlink_to(ROOT / name)

@@ -115,6 +115,7 @@ def test_a_rerun_noises_nothing_and_writes_the_same_bytes(tmp_path):
     assert again.read_bytes() == written and not journal.exists()
 
 
+@pytest.mark.slow
 def test_same_result_with_workers_batches_and_shards(tmp_path):
     reference = tmp_path / "ref.json"
     make_challenge_set(str(DEFAULT_TRAIN), str(reference), {"type": "keyboard"}, seed=3, progress=False)

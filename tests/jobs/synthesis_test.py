@@ -86,6 +86,7 @@ def test_rerun_redoes_only_missing_or_broken_wavs(tmp_path):
             assert os.stat(out / "wavs" / name).st_mtime_ns == stamps[name]
 
 
+@pytest.mark.slow
 def test_two_workers_write_the_same_files(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     voices = "flite:rms,espeak_ng:en-029"

@@ -115,6 +115,7 @@ def test_rerun_after_a_failure_midway_transcribes_only_the_rest(folder, wav2vec2
     assert not journal.exists()
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_same_output(folder, wav2vec2_reference, tmp_path):
     reference, params = wav2vec2_reference
     out = tmp_path / "t.json"
@@ -250,6 +251,7 @@ def test_bad_audio_stops_the_run_naming_the_file_and_keeps_the_journal(spoiled, 
     assert [json.loads(line)["fid"] for line in journal.read_text().splitlines()[1:]] == ["DEV000001"]
 
 
+@pytest.mark.slow
 def test_skip_invalid_counts_and_lists_bad_audio_and_goes_on(spoiled, wav2vec2_reference, tmp_path):
     src = spoiled
     reference, params = wav2vec2_reference

@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.bench_site import bench_env
 from tests.conftest import FIXTURES, ROOT
 
@@ -24,6 +26,7 @@ print(json.dumps(names))
 """
 
 
+@pytest.mark.slow
 def test_srcframework_and_allennlp_models_import_together():
     done = subprocess.run([sys.executable, "-c", BOTH], cwd=ROOT, env=bench_env(), capture_output=True, text=True,
                           timeout=600)
@@ -35,6 +38,7 @@ def test_srcframework_and_allennlp_models_import_together():
     assert names["src_transformer_squad"] == "srcframework.data.dataset_readers.transformer_squad"
 
 
+@pytest.mark.slow
 def test_an_allennlp_command_runs_with_allennlp_models_importable(tmp_path):
     """From the repository root `.allennlp_plugins` loads srcframework after AllenNLP's default
     plugin allennlp_models; a srcframework subcommand must then work."""

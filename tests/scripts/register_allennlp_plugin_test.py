@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 SCRIPT = str(ROOT / "scripts" / "register_allennlp_plugin.py")
@@ -44,6 +46,7 @@ def test_a_package_line_beside_its_plugin_module_is_dropped(tmp_path):
     assert plugins.read_text() == "my_plugin\nsrcframework.allennlp_plugin\n"
 
 
+@pytest.mark.slow
 def test_subcommands_work_outside_the_repository_once_registered(tmp_path):
     work = tmp_path / "elsewhere"
     work.mkdir()

@@ -102,6 +102,7 @@ def test_bad_model_path_fails():
         PocketsphinxRecognizer(hmm="/nonexistent/acoustic-model").decoder()
 
 
+@pytest.mark.slow
 def test_transcript_does_not_depend_on_earlier_utterances():
     """A decoder reused without re-initialising changed 3 of these 16 transcripts."""
     import json

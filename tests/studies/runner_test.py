@@ -195,6 +195,7 @@ def test_changed_data_file_invalidates_its_pairs(tiny_archive, tmp_path):
     assert run_study(study, str(out_dir), force=True, progress=False)["pairs_run"] == 3
 
 
+@pytest.mark.slow
 def test_workers_give_the_same_outputs(reference_run, tiny_archive, tmp_path):
     reference_dir, _ = reference_run
     summary = run_study(tiny_study(tiny_archive), str(tmp_path), workers=2, progress=False)
@@ -423,6 +424,7 @@ def test_bad_run_options_are_configuration_errors_before_any_work(tmp_path, opti
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_a_model_with_several_archives_runs_each_and_shows_each_seed(tiny_archive, tmp_path):
     second = tmp_path / "seed1.tar.gz"
     shutil.copy(tiny_archive, second)

@@ -11,6 +11,7 @@ from srcframework.metrics.squad import exact_match_score, f1_score, metric_max_o
 from tests.conftest import FIXTURES
 
 
+@pytest.mark.slow
 def test_two_cpu_workers_train_the_tiny_bidaf(tmp_path):
     params = Params.from_file(str(FIXTURES / "bidaf_tiny.jsonnet"))
     params["distributed"] = {"cuda_devices": [-1, -1]}

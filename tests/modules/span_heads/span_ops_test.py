@@ -58,6 +58,7 @@ print(json.dumps({"kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - be
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit", [30, 0])
 def test_memory_grows_with_length_times_limit_not_length_squared(limit):
     # 12,000 positions: a full score matrix alone is 12,000^2 floats = 549 MiB
@@ -71,6 +72,7 @@ def test_memory_grows_with_length_times_limit_not_length_squared(limit):
     assert 0 <= start <= end < 12000 and (limit == 0 or end - start < limit)
 
 
+@pytest.mark.slow
 def test_a_200000_character_context_evaluates(tiny_archive, tmp_path):
     """`allennlp evaluate` of the tiny BiDAF on one question whose context has 200,000 characters
     (40,000 tokens: a full score matrix would be 6.4 GB of floats)."""
