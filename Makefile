@@ -36,11 +36,12 @@ system-deps:
 demo: install
 	bash recipes/quickstart/run.sh
 
-# the tests run on two pytest-xdist workers (TEST_WORKERS=auto: one a core), each on one torch
-# thread; the 30 slowest tests are listed at the end. `make test-fast` leaves out the tests marked
-# `slow` (pytest.ini), for the working loop; `make test` (and CI) runs them all
+# the tests run on two pytest-xdist workers (TEST_WORKERS=auto: one a core; an idle worker takes
+# tests queued for the other), each on one torch thread, and the 30 slowest are listed at the end.
+# `make test-fast` leaves out the tests marked `slow` (pytest.ini), for the working loop; `make test`
+# (and CI) runs them all
 TEST_WORKERS ?= 2
-PYTEST := OMP_NUM_THREADS=1 $(PY) -m pytest -q -n $(TEST_WORKERS) --durations=30
+PYTEST := OMP_NUM_THREADS=1 $(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal --durations=30
 
 test: install
 	$(PYTEST) tests plugins/srcframework-phonetic/tests
