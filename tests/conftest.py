@@ -77,19 +77,26 @@ class Ran:
 
 @contextlib.contextmanager
 def training_state_kept():
-    """Puts back what an AllenNLP training changes in the process for good: the root logger's
+    """Puts back what an AllenNLP command changes in the process for good: the root logger's
     handlers and level (`prepare_global_logging` replaces them with its own, a log file in the run
-    folder among them), the tqdm logger's handlers, `sys.excepthook` and torch's thread count."""
+    folder among them), the tqdm logger's handlers, each logger's level and whether it is disabled
+    (`evaluate` disables `allennlp.common.params`), `sys.excepthook` and torch's thread count."""
     import torch
     from allennlp.common.tqdm import logger as tqdm_logger
 
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
     tqdm_handlers = list(tqdm_logger.handlers)
+    loggers = {name: (logger.level, logger.disabled) for name, logger in logging.root.manager.loggerDict.items()
+               if isinstance(logger, logging.Logger)}
     hook, threads = sys.excepthook, torch.get_num_threads()
     try:
         yield
     finally:
+        for name, logger in list(logging.root.manager.loggerDict.items()):
+            if isinstance(logger, logging.Logger):
+                logger.level, logger.disabled = loggers.get(name, (logging.NOTSET, False))
+        logging.root.manager._clear_cache()
         for handler in set(root.handlers + tqdm_logger.handlers) - set(handlers + tqdm_handlers):
             handler.close()
         root.handlers[:] = handlers
