@@ -1,5 +1,5 @@
 """
-The models that the recipes make, by card id: `load_predictor("bidaf-robust")`.
+The models that the recipes make, by card id: `load_predictor("bidaf-quickstart")`.
 
 Each model has a card, `srcframework/modelcards/ID.json` (shipped with the package): AllenNLP's `ModelCard` as JSON (what the model is,
 its intended use, training data, metrics and caveats), whose `model_usage` says, beside

@@ -1,6 +1,7 @@
 """The installed package (`pip install .`, not an editable checkout): the model cards ship inside it,
 `allennlp models` lists them, and a released id whose archive is not beside the installation says in
 one line how to get it."""
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -16,9 +17,13 @@ pytestmark = pytest.mark.slow  # builds and installs a wheel
 def installed(tmp_path_factory):
     """srcframework built as a wheel from this checkout and installed into a folder of its own."""
     folder = tmp_path_factory.mktemp("installed")
+    source = folder / "source"  # a copy, so that the build writes nothing into the checkout
+    shutil.copytree(ROOT / "srcframework", source / "srcframework", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("setup.py", "README.md"):
+        shutil.copy(ROOT / name, source / name)
     wheels = folder / "wheels"
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)],
         capture_output=True, text=True, cwd=folder)
     assert build.returncode == 0, build.stderr
     wheel = next(wheels.glob("srcframework-*.whl"))
