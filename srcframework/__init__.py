@@ -5,6 +5,6 @@ predictors, metrics, callbacks, subcommands) and does nothing else: no patch of 
 environment variable, no exception hook, no third-party plugin. The `allennlp` command line gets
 those from `srcframework.allennlp_plugin`, the module its plugins file names.
 """
-from srcframework import commands, data, metrics, models, modules, noise, predictors, reports, speech, training  # noqa: F401
+from srcframework import commands, data, metrics, models, modules, noise, predictors, recipes, reports, speech, training  # noqa: F401
 
 __version__ = "0.1.0"

@@ -10,8 +10,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "srcframework"
 
 # the layer of each top-level subpackage or module of srcframework
 LAYERS = {
-    "allennlp_plugin": 6,
-    "commands": 6,
+    "allennlp_plugin": 7,
+    "commands": 7,
+    "recipes": 6,
     "studies": 5,
     "jobs": 4,
     "reports": 4,

@@ -17,3 +17,4 @@ from srcframework.commands.training_curve import TrainingCurveCommand  # noqa: E
 from srcframework.commands.transcribe import Transcribe  # noqa: E402
 from srcframework.commands.tune_ctc_decoder import TuneCtcDecoder  # noqa: E402
 from srcframework.commands.word_lm import WordLm  # noqa: E402
+from srcframework.commands.recipe import RecipeCommand  # noqa: E402

@@ -1,0 +1,103 @@
+"""`allennlp recipe list | status NAME | run NAME [STEP ...] | snapshot NAME`: an experiment of
+`recipes/` (its `recipe.jsonnet`) run by steps (`srcframework.recipes`).
+
+- `allennlp recipe list`: the recipes and their steps;
+- `allennlp recipe status NAME`: where each step stands (finished, stale, to resume, to run) and why;
+- `allennlp recipe run NAME [STEP ...] [--dry-run] [--until STEP] [-o OVERRIDES] [--threads N]`:
+  runs the steps named (a training id names all its seeds, `train` every training; none: every
+  step), skipping finished ones and resuming stopped trainings; `--dry-run` prints what would run
+  and why; `-o` reaches every training;
+- `allennlp recipe snapshot NAME`: the trainings and journaled jobs under way into models/snapshots.
+"""
+import argparse
+
+from allennlp.commands import Subcommand
+
+from srcframework.common.errors import InputError
+from srcframework.recipes.recipe import load_recipe, recipe_names
+from srcframework.recipes.runner import run_recipe
+from srcframework.recipes.status import snapshot_under_way, status_lines
+
+
+@Subcommand.register("recipe")
+class RecipeCommand(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        description = ("Run an experiment of recipes/ by steps, as its recipe.jsonnet declares them: a finished step "
+                       "is skipped (by fingerprint), a stopped training resumed, the rest run.")
+        subparser = parser.add_parser(self.name, description=description, help="Run an experiment of recipes/ by steps.")
+        subparser.set_defaults(func=run_list)
+        actions = subparser.add_subparsers(title="actions", metavar="ACTION")
+
+        listing = actions.add_parser("list", help="the recipes and their steps (the default)")
+        listing.set_defaults(func=run_list)
+
+        status = actions.add_parser("status", help="where each step of a recipe stands, and why")
+        status.add_argument("recipe", help="a recipe of recipes/, or a recipe folder")
+        _common(status)
+        status.set_defaults(func=run_status)
+
+        running = actions.add_parser("run", help="run a recipe's steps (all of them, or those named)")
+        running.add_argument("recipe", help="a recipe of recipes/, or a recipe folder")
+        running.add_argument("steps", nargs="*", help="steps, training ids (all their seeds) or `train` (default: every step)")
+        running.add_argument("--dry-run", action="store_true", help="print what would run and why; run nothing")
+        running.add_argument("--until", help="stop after this step")
+        running.add_argument("--threads", type=int, help="torch threads of every training and command")
+        _common(running)
+        running.set_defaults(func=run_run)
+
+        snapshot = actions.add_parser("snapshot", help="the recipe's trainings and jobs under way into models/snapshots")
+        snapshot.add_argument("recipe", help="a recipe of recipes/, or a recipe folder")
+        snapshot.add_argument("--runs", default="runs", help="the folder the recipe's outputs go under (default: runs)")
+        snapshot.set_defaults(func=run_snapshot)
+        return subparser
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--overrides", default="", help="a JSON object of config keys given to every training "
+                        "(`allennlp train -o`), e.g. '{\"trainer.num_epochs\": 1}'")
+    parser.add_argument("--runs", default="runs", help="the folder the recipe's outputs go under (default: runs)")
+
+
+def _check_overrides(overrides: str) -> None:
+    import json
+
+    if not overrides:
+        return
+    try:
+        value = json.loads(overrides)
+    except ValueError as err:
+        raise InputError(f"-o: not a JSON object: {err}") from None
+    if not isinstance(value, dict):
+        raise InputError(f"-o: give a JSON object of config keys, not {overrides}")
+
+
+def run_list(args: argparse.Namespace) -> list:
+    names = recipe_names()
+    for name in names:
+        recipe = load_recipe(name)
+        print(f"{name}: {recipe.description}")
+        print(f"  steps: {' '.join(step.name for step in recipe.steps)}")
+    return names
+
+
+def run_status(args: argparse.Namespace) -> list:
+    _check_overrides(args.overrides)
+    lines = status_lines(load_recipe(args.recipe, runs=args.runs), args.runs, args.overrides)
+    print("\n".join(lines))
+    return lines
+
+
+def run_run(args: argparse.Namespace) -> list:
+    _check_overrides(args.overrides)
+    recipe = load_recipe(args.recipe, runs=args.runs)
+    return run_recipe(recipe, args.steps, runs=args.runs, overrides=args.overrides, until=args.until,
+                      threads=args.threads, dry_run=args.dry_run)
+
+
+def run_snapshot(args: argparse.Namespace) -> list:
+    records = snapshot_under_way(load_recipe(args.recipe, runs=args.runs))
+    for record in records:
+        print(f"saved {record['name']} ({record['source']}): commit models/snapshots/{record['name']}.tar.gz and .json")
+    if not records:
+        print("nothing under way")
+    return records

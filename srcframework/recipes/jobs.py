@@ -1,0 +1,82 @@
+"""The registered jobs a recipe step can run besides a command line (`job: {type: ..., ...}`).
+
+- `compare`: `allennlp compare STUDY -o OUTPUT` in this process;
+- `report`: a study's results.json copied into the recipe, its README's tables filled, then the
+  model cards' figures and README's models table (what `allennlp models metrics --all` and
+  `allennlp models table --into README.md` do).
+"""
+import logging
+import shutil
+from typing import Optional
+
+from allennlp.common import Registrable
+
+from srcframework.common.errors import InputFileNotFound
+
+logger = logging.getLogger(__name__)
+
+
+class RecipeJob(Registrable):
+    """A job a recipe step runs in this process; its params come from the step's `job` object."""
+
+    def run(self) -> None:
+        raise NotImplementedError
+
+
+@RecipeJob.register("compare")
+class CompareJob(RecipeJob):
+    """
+    # Parameters
+
+    study : `str`
+        The study file.
+    output : `str`
+        Its output folder (results.json goes there).
+    workers : `int`, optional (default = `1`)
+    cuda_device : `int`, optional
+    """
+
+    def __init__(self, study: str, output: str, workers: int = 1, cuda_device: Optional[int] = None) -> None:
+        self.study, self.output, self.workers, self.cuda_device = study, output, workers, cuda_device
+
+    def run(self) -> None:
+        from srcframework.common.paths import check_output_path
+        from srcframework.studies.runner import run_study
+        from srcframework.studies.study import load_study
+
+        check_output_path(self.output, "recipe study output", is_dir=True)
+        run_study(load_study(self.study), self.output, workers=self.workers, cuda_device=self.cuda_device, progress=False)
+
+
+@RecipeJob.register("report")
+class ReportJob(RecipeJob):
+    """
+    # Parameters
+
+    results : `str`
+        The study's results.json.
+    recipe : `str`
+        The recipe folder: results.json is copied there and its README.md's results blocks filled.
+    cards : `bool`, optional (default = `True`)
+        Also fill the model cards' figures and README.md's models table.
+    """
+
+    def __init__(self, results: str, recipe: str, cards: bool = True) -> None:
+        self.results, self.recipe, self.cards = results, recipe, cards
+
+    def run(self) -> None:
+        import os
+
+        from srcframework.pretrained import model_cards
+        from srcframework.reports.model_cards import fill_all_metrics, table_into
+        from srcframework.studies.markdown_into import markdown_into
+
+        if not os.path.isfile(self.results):
+            raise InputFileNotFound(f"missing {self.results}: run the study step first")
+        target = os.path.join(self.recipe, "results.json")
+        shutil.copyfile(self.results, target)
+        markdown_into(target, os.path.join(self.recipe, "README.md"))
+        if self.cards:
+            fill_all_metrics()
+            table_into("README.md", model_cards())
+        logger.info("results: %s and the tables it fills (commit them)", target)

@@ -1,0 +1,211 @@
+"""Running a recipe's steps: each one skipped when finished, resumed when stopped, run otherwise.
+
+`plan` says what a run would do and why, without doing it (`allennlp recipe run --dry-run`);
+`run_recipe` does it: a training by `allennlp train` in this process (`--recover` from its last
+epoch; before it starts, the repository's snapshot of its folder is put back, `allennlp snapshot
+restore`), with the overrides `-o` given to every training, then its archive installed in the
+models folder under its card id; a command in a process of its own with this installation's
+`allennlp` and `python`; a registered job in this process. Each step that ends is stamped with its
+fingerprint (`srcframework.recipes.state`), so the next run skips it until what it reads changes.
+"""
+import contextlib
+import copy
+import datetime
+import filecmp
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Optional
+
+from allennlp.common import Params
+
+from srcframework.common.errors import InputError
+from srcframework.common.training_runs import finished
+from srcframework.recipes.jobs import RecipeJob
+from srcframework.recipes.recipe import Recipe, Step
+from srcframework.recipes.state import FINISHED, RESUME, STALE, TO_RUN, StepState, StepStates, stamp_step, step_environment
+
+
+def say(text: str) -> None:
+    print(f"{datetime.datetime.now():%Y-%m-%d %H:%M:%S} {text}", flush=True)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A step of a run and what the run does with it."""
+
+    state: StepState
+    after: Optional[str] = None  # a need that runs first in this run, so this step runs after it
+
+    @property
+    def runs(self) -> bool:
+        return self.after is not None or self.state.status != FINISHED
+
+    def line(self) -> str:
+        if self.after is not None and self.state.status != RESUME:
+            return f"to run: after {self.after}, which runs first"
+        return self.state.line()
+
+
+def selected(recipe: Recipe, names: List[str], until: Optional[str] = None) -> List[str]:
+    picked = recipe.select(names)
+    return recipe.until(picked, until) if until else picked
+
+
+def plan(recipe: Recipe, names: List[str], states: StepStates, until: Optional[str] = None) -> List[Planned]:
+    """What `run_recipe` does with each step it picks, in order; a need that is not picked and not
+    finished is an `InputError` that says which step to run first."""
+    picked = selected(recipe, names, until)
+    planned: Dict[str, Planned] = {}
+    for name in picked:
+        step = recipe.step(name)
+        for need in step.needs:
+            if need not in picked and states.state(recipe.step(need)).status not in (FINISHED, STALE):
+                raise InputError(f"recipe {recipe.name}: {name} needs {need}, which has not finished; run "
+                                 f"`allennlp recipe run {recipe.name} {need}` first (or name both)")
+        after = next((need for need in step.needs if need in planned and planned[need].runs), None)
+        planned[name] = Planned(states.state(step), after)
+    return list(planned.values())
+
+
+def describe(planned: List[Planned]) -> List[str]:
+    width = max((len(item.state.step.name) for item in planned), default=0)
+    return [f"{item.state.step.name:<{width}}  {item.line()}" for item in planned]
+
+
+@contextlib.contextmanager
+def _environment(variables: Dict[str, str], threads: Optional[int]) -> Iterator[None]:
+    import torch
+
+    saved, saved_threads = dict(os.environ), torch.get_num_threads()
+    os.environ.update(variables)
+    if threads:
+        os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = str(threads)
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        torch.set_num_threads(saved_threads)
+
+
+def restore_snapshot(path: str) -> None:
+    """Puts back the repository's snapshot of a training folder or job output, where there is one."""
+    from srcframework.training import snapshot
+
+    record = snapshot.restore(path)
+    if record is not None and record.get("restored"):
+        say(f"restored the snapshot {record['name']} into {path}")
+
+
+def install_card(step: Step) -> None:
+    """Copies a finished training's archive into the models folder under its card id, once."""
+    from srcframework.pretrained import install, installed_path
+
+    if not step.card:
+        return
+    if os.path.isfile(installed_path(step.card)) and filecmp.cmp(step.archive, installed_path(step.card), shallow=False):
+        say(f"skip {step.card}: installed")
+        return
+    say(f"installed {step.card}: {install(step.card, step.archive)}")
+
+
+def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, threads: Optional[int]) -> None:
+    from allennlp.commands.train import train_model
+
+    if state.status in (TO_RUN, RESUME):
+        restore_snapshot(step.folder)
+        states.forget(step)
+        state = states.state(step)
+    recover = state.status == RESUME
+    os.makedirs(os.path.dirname(os.path.abspath(step.folder)), exist_ok=True)
+    mode = f"--recover from epoch {state.epochs_done}" if recover else "-f"
+    say(f"train {step.config} -> {step.folder} ({mode})")
+    with _environment({**recipe.env, **step.env}, threads or step.threads):
+        train_model(Params(copy.deepcopy(states.config(step))), step.folder, recover=recover, force=not recover)
+    if not finished(step.folder):
+        raise InputError(f"recipe {recipe.name}: {step.name} stopped before its end; run it again to resume it")
+    say(f"done {step.folder}")
+
+
+def _command(step: Step) -> List[str]:
+    program, *arguments = step.command
+    if program == "allennlp":
+        return [sys.executable, "-m", "allennlp", *arguments]
+    if program == "python":
+        return [sys.executable, *arguments]
+    return list(step.command)
+
+
+def _run_other(recipe: Recipe, step: Step, threads: Optional[int]) -> None:
+    for output in step.outputs:
+        folder = os.path.dirname(output)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+    if step.job is not None:
+        say(f"{step.name}: {step.job['type']} job")
+        job = RecipeJob.from_params(Params(copy.deepcopy(step.job)))
+        with _environment({**recipe.env, **step.env}, threads):
+            job.run()
+    else:
+        say(f"{step.name}: {' '.join(step.command)}")
+        environment = step_environment(recipe, step)
+        if threads:
+            environment.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+        done = subprocess.run(_command(step), env=environment)
+        if done.returncode != 0:
+            raise InputError(f"recipe {recipe.name}: step {step.name} failed (exit status {done.returncode}): {' '.join(step.command)}")
+    missing = [path for path in step.outputs if not os.path.exists(path)]
+    if missing:
+        raise InputError(f"recipe {recipe.name}: step {step.name} ended without making {missing[0]}")
+
+
+def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: str = "", until: Optional[str] = None,
+               threads: Optional[int] = None, dry_run: bool = False) -> List[Planned]:
+    """
+    Runs the steps `names` pick (every step that is not optional when none), in order.
+
+    # Parameters
+
+    recipe : `Recipe`
+    names : `List[str]`
+        Step names, training ids (all their seeds) or `train` (every training).
+    runs : `str`, optional (default = `"runs"`)
+        The folder the recipe was read with; its stamps go under `RUNS/.recipes/NAME`.
+    overrides : `str`, optional (default = `""`)
+        A JSON object of config keys given to every training, as `allennlp train -o`.
+    until : `str`, optional
+        Stop after this step.
+    threads : `int`, optional
+        Torch threads of every training and command (default: each training's `threads`).
+    dry_run : `bool`, optional (default = `False`)
+        Print what would run and why, and run nothing.
+    """
+    if threads is not None and threads < 1:
+        raise InputError(f"--threads must be at least 1, not {threads}")
+    states = StepStates(recipe, runs, overrides)
+    planned = plan(recipe, names, states, until)
+    if dry_run:
+        for line in describe(planned):
+            print(line)
+        return planned
+    for item in planned:
+        step = item.state.step
+        states.forget(step)
+        state = states.state(step)
+        if state.status == FINISHED:
+            say(f"skip {step.name}: {state.line()[len('skipped: '):]}")
+            if step.is_training and states.stamp(step) is None:
+                stamp_step(states, step)
+        else:
+            say(f"{step.name}: {state.line()}")
+            if step.is_training:
+                _train(recipe, step, states, state, threads)
+            else:
+                _run_other(recipe, step, threads)
+            stamp_step(states, step)
+        if step.is_training:
+            install_card(step)
+    return planned

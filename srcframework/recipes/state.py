@@ -1,0 +1,234 @@
+"""Where each step of a recipe stands: finished, stale, to resume or to run, and why.
+
+A step's **fingerprint** is the sha256 of what it does and what it reads: a training's config as
+`allennlp train` would save it (rendered with the recipe's variables and the overrides), a
+command's arguments and variables, a job's params, the files it names that exist (the jobs' own
+`named_files` fingerprints), and the fingerprint of what each of its needs made.
+
+When a step ends, the runner writes a **stamp** into the recipe's state folder
+(`RUNS/.recipes/NAME/STEP.json`): its fingerprint and the fingerprints of its outputs. A step is
+
+- **finished** when its outputs are there, made here, with the fingerprint it has now: a training
+  has `metrics.json` (`srcframework.common.training_runs.finished`: a stopped one has an archive
+  of its best epoch but no `metrics.json`), another step its stamp and its outputs as stamped. A
+  committed file (a recipe's results.json) is not made by this clone: without a stamp its step is
+  to run. A finished training without a stamp (trained before the runner, or by hand) counts when
+  its `config.json` is the config the recipe gives now;
+- **stale** when its outputs are there but its fingerprint has changed (its config, a file it
+  reads, or the output of a need, which was made again);
+- **to resume** when a training stopped after an epoch (`allennlp train --recover`);
+- **to run** otherwise.
+"""
+import json
+import os
+from dataclasses import dataclass
+from typing import Dict, Optional
+
+from allennlp.common import Params
+
+from srcframework.common.files import named_files, path_fingerprint, read_json, text_sha256
+from srcframework.common.training_runs import CONFIG_NAME, METRICS_NAME, finished, run_state
+from srcframework.recipes.recipe import Recipe, Step
+
+FINISHED, STALE, RESUME, TO_RUN = "finished", "stale", "resume", "to run"
+
+
+def short(fingerprint: str) -> str:
+    return fingerprint[:12]
+
+
+def state_folder(recipe: Recipe, runs: str) -> str:
+    return os.path.join(runs, ".recipes", recipe.name)
+
+
+def stamp_path(recipe: Recipe, runs: str, step: Step) -> str:
+    return os.path.join(state_folder(recipe, runs), f"{step.name}.json")
+
+
+def read_stamp(path: str) -> Optional[dict]:
+    if not os.path.isfile(path):
+        return None
+    try:
+        stamp = read_json(path)
+    except ValueError:
+        return None
+    return stamp if isinstance(stamp, dict) and isinstance(stamp.get("fingerprint"), str) else None
+
+
+def step_environment(recipe: Recipe, step: Step) -> Dict[str, str]:
+    """The variables a step runs with: the environment, the recipe's and the step's own."""
+    from srcframework import config_defaults
+
+    config_defaults.export()
+    return {**os.environ, **recipe.env, **step.env}
+
+
+def training_config(recipe: Recipe, step: Step, overrides: str = "") -> dict:
+    """The config of a training step as `allennlp train` saves it into config.json."""
+    if not os.path.isfile(step.config):
+        raise FileNotFoundError(f"recipe {recipe.name}, training {step.name}: no config {step.config}")
+    try:
+        params = Params.from_file(step.config, params_overrides=overrides or "", ext_vars=step_environment(recipe, step))
+    except RuntimeError as err:
+        raise ValueError(f"{step.config}: cannot evaluate the config: {str(err).splitlines()[0]}") from None
+    return params.as_dict(quiet=True)
+
+
+def _outside(path: str, outputs) -> bool:
+    path = os.path.abspath(path)
+    return not any(path == os.path.abspath(out) or path.startswith(os.path.abspath(out) + os.sep) for out in outputs)
+
+
+def output_fingerprints(step: Step) -> Dict[str, str]:
+    """What a finished step made: a training's metrics.json, another step's outputs."""
+    if step.is_training:
+        return {os.path.join(step.folder, METRICS_NAME): path_fingerprint(os.path.join(step.folder, METRICS_NAME))}
+    return {path: path_fingerprint(path) for path in step.outputs if os.path.exists(path)}
+
+
+def made_fingerprint(stamp: Optional[dict]) -> str:
+    """The fingerprint of what a stamped step made (its own fingerprint and its outputs')."""
+    if stamp is None:
+        return "not made"
+    return text_sha256(json.dumps([stamp["fingerprint"], stamp.get("outputs", {})], sort_keys=True))
+
+
+@dataclass(frozen=True)
+class StepState:
+    """Where one step stands: `status` (finished, stale, resume, to run), why, its fingerprint."""
+
+    step: Step
+    status: str
+    why: str
+    fingerprint: str
+    epochs_done: int = 0
+
+    def line(self) -> str:
+        if self.status == FINISHED:
+            return f"skipped: finished, fingerprint {short(self.fingerprint)}" + (f" ({self.why})" if self.why else "")
+        if self.status == RESUME:
+            return f"resumed: {self.why}"
+        return f"to run: {self.why}"
+
+
+class StepStates:
+    """The state of each step of a recipe, with fingerprints worked out once."""
+
+    def __init__(self, recipe: Recipe, runs: str = "runs", overrides: str = "") -> None:
+        self.recipe = recipe
+        self.runs = runs
+        self.overrides = overrides
+        self._fingerprints: Dict[str, str] = {}
+        self._configs: Dict[str, dict] = {}
+
+    def stamp(self, step: Step) -> Optional[dict]:
+        return read_stamp(stamp_path(self.recipe, self.runs, step))
+
+    def config(self, step: Step) -> dict:
+        if step.name not in self._configs:
+            self._configs[step.name] = training_config(self.recipe, step, self.overrides)
+        return self._configs[step.name]
+
+    def fingerprint(self, step: Step) -> str:
+        if step.name not in self._fingerprints:
+            needs = {need: made_fingerprint(self.stamp(self.recipe.step(need))) for need in step.needs}
+            if step.is_training:
+                payload: dict = {"config": self.config(step)}
+            else:
+                payload = {"command": list(step.command), "job": step.job, "env": step.env}
+                named = named_files([*step.command, step.job, *step.inputs])
+                payload["files"] = {path: value for path, value in named.items() if _outside(path, step.outputs)}
+            payload["needs"] = needs
+            self._fingerprints[step.name] = text_sha256(json.dumps(payload, sort_keys=True))
+        return self._fingerprints[step.name]
+
+    def forget(self, step: Step) -> None:
+        """Work a step's fingerprint and those after it out anew (after it ran)."""
+        self._fingerprints.clear()
+
+    def state(self, step: Step) -> StepState:
+        fingerprint = self.fingerprint(step)
+        stamp = self.stamp(step)
+        if step.is_training:
+            return self._training_state(step, fingerprint, stamp)
+        missing = [path for path in step.outputs if not os.path.exists(path)]
+        if missing:
+            return StepState(step, TO_RUN, f"{missing[0]} is missing", fingerprint)
+        if stamp is None:
+            return StepState(step, TO_RUN, f"{step.outputs[0]} was not made here", fingerprint)
+        if stamp.get("outputs") != output_fingerprints(step):
+            return StepState(step, STALE, "its outputs changed since it made them", fingerprint)
+        if stamp["fingerprint"] != fingerprint:
+            return StepState(step, STALE, self._what_changed(step, stamp), fingerprint)
+        return StepState(step, FINISHED, "", fingerprint)
+
+    def _what_changed(self, step: Step, stamp: dict) -> str:
+        changed = [need for need in step.needs if made_fingerprint(self.stamp(self.recipe.step(need))) != stamp.get("needs", {}).get(need)]
+        if changed:
+            return f"stale: {changed[0]} was made again since"
+        return "stale: its config, command or input files changed"
+
+    def _training_state(self, step: Step, fingerprint: str, stamp: Optional[dict]) -> StepState:
+        run = run_state(step.folder)
+        if finished(step.folder):
+            saved = _read_config(step.folder)
+            if stamp is not None:
+                if stamp["fingerprint"] == fingerprint:
+                    return StepState(step, FINISHED, "", fingerprint, run.epochs_done)
+                difference = config_difference(self.config(step), saved)
+                why = f"stale: {difference}" if difference else self._what_changed(step, stamp)
+                return StepState(step, STALE, why, fingerprint, run.epochs_done)
+            if saved == self.config(step) and not step.needs:
+                return StepState(step, FINISHED, "trained before its stamp", fingerprint, run.epochs_done)
+            if saved == self.config(step):
+                return StepState(step, STALE, "stale: trained without a stamp of what its needs made", fingerprint, run.epochs_done)
+            return StepState(step, STALE, f"stale: {step.folder}/{CONFIG_NAME} is not the config the recipe gives now",
+                             fingerprint, run.epochs_done)
+        if run.epochs_done and os.path.isfile(os.path.join(step.folder, CONFIG_NAME)):
+            return StepState(step, RESUME, f"epoch {run.epochs_done} of {run.num_epochs or '?'}", fingerprint, run.epochs_done)
+        return StepState(step, TO_RUN, "not started", fingerprint)
+
+
+def config_difference(now: object, saved: object, key: str = "") -> Optional[str]:
+    """The first key where the config the recipe gives now differs from a run's config.json, said
+    as `trainer.num_epochs is 2 here, 1 in its config.json`; None when they are the same."""
+    if isinstance(now, dict) and isinstance(saved, dict):
+        for name in sorted(set(now) | set(saved)):
+            inner = f"{key}.{name}" if key else name
+            if name not in saved:
+                return f"{inner} is new here, not in its config.json"
+            if name not in now:
+                return f"{inner} is in its config.json, not here"
+            found = config_difference(now[name], saved[name], inner)
+            if found:
+                return found
+        return None
+    if now != saved:
+        return f"{key or 'the config'} is {json.dumps(now)[:60]} here, {json.dumps(saved)[:60]} in its config.json"
+    return None
+
+
+def _read_config(folder: str) -> Optional[dict]:
+    try:
+        with open(os.path.join(folder, CONFIG_NAME), encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+def stamp_step(states: StepStates, step: Step) -> dict:
+    """Writes the stamp of a step that has just finished; returns it."""
+    from srcframework.common.files import write_json_atomic
+
+    states.forget(step)
+    stamp = {
+        "step": step.name,
+        "fingerprint": states.fingerprint(step),
+        "needs": {need: made_fingerprint(states.stamp(states.recipe.step(need))) for need in step.needs},
+        "outputs": output_fingerprints(step),
+    }
+    path = stamp_path(states.recipe, states.runs, step)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_json_atomic(path, stamp, indent=1)
+    states.forget(step)
+    return stamp

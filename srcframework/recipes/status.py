@@ -1,0 +1,57 @@
+"""`allennlp recipe status` and `allennlp recipe snapshot`: where each step of a recipe stands, the
+learning curve of each training under way and the card ids it installs; and the work under way
+carried into the repository's snapshots (`srcframework.training.snapshot`)."""
+import glob
+import os
+from typing import List
+
+from srcframework.common.training_runs import finished
+from srcframework.recipes.recipe import Recipe
+from srcframework.recipes.state import RESUME, StepStates
+
+
+def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> List[str]:
+    """One line a step (`NAME  STATUS  why`), the learning curve of each training under way and
+    where each card the recipe installs stands."""
+    from srcframework.pretrained import installed_path
+    from srcframework.reports.training_curve import default_metrics, markdown_table, read_training_curve
+
+    states = StepStates(recipe, runs, overrides)
+    width = max((len(step.name) for step in recipe.steps), default=0)
+    lines = [f"recipe {recipe.name}: {recipe.description}".rstrip(": ")]
+    for step in recipe.steps:
+        state = states.state(step)
+        lines.append(f"  {step.name:<{width}}  {state.line()}" + ("  (optional: runs when named)" if step.optional else ""))
+        if state.status == RESUME:
+            curve = read_training_curve(step.folder)
+            table = markdown_table(curve, default_metrics([curve]))
+            lines.extend("      " + row for row in table.splitlines())
+    for step in recipe.steps:
+        if step.card:
+            where = installed_path(step.card)
+            lines.append(f"  card {step.card}: " + ("installed " + where if os.path.isfile(where) else "not installed"))
+    return lines
+
+
+def under_way(recipe: Recipe) -> List[str]:
+    """The training folders that finished an epoch but not their training, and the outputs of
+    steps whose journals are there but not the output."""
+    from srcframework.common.training_runs import epochs_done
+
+    found = []
+    for step in recipe.steps:
+        if step.is_training:
+            if not finished(step.folder) and epochs_done(step.folder):
+                found.append(step.folder)
+            continue
+        for output in step.outputs:
+            if not os.path.exists(output) and glob.glob(glob.escape(output) + ".journal-*.jsonl"):
+                found.append(output)
+    return found
+
+
+def snapshot_under_way(recipe: Recipe) -> List[dict]:
+    """Snapshots each training and journaled job of `recipe` under way into models/snapshots."""
+    from srcframework.training import snapshot
+
+    return [snapshot.save(path) for path in under_way(recipe)]

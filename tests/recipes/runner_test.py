@@ -1,0 +1,142 @@
+"""The recipe runner in this process on the tiny fixture recipe (tests/fixtures/recipes/tiny: two
+trainings of the tiny BiDAF, the second after the first, and one study): `--dry-run` says what
+would run and why; a run trains, installs each card, runs the study and stamps each step; the next
+run skips each step by its fingerprint; the overrides reach every training; a training stopped
+between epochs is resumed with --recover; a need made again, or a study file changed, makes the
+steps after it stale, and they run again."""
+import json
+import shutil
+
+import pytest
+from allennlp.training.callbacks.callback import TrainerCallback
+
+from srcframework.recipes.recipe import load_recipe
+from srcframework.recipes.runner import run_recipe
+from srcframework.recipes.state import StepStates
+from tests.conftest import FIXTURES, ROOT, run_allennlp, training_state_kept
+
+TINY = str(FIXTURES / "recipes" / "tiny")
+ONE_EPOCH = json.dumps({"trainer.num_epochs": 1})
+STOPPING = {"on": True}
+
+
+@TrainerCallback.register("test_recipe_stop_in_epoch")
+class StopInEpoch(TrainerCallback):
+    """Stops the training at the first training batch of `epoch` (from 0) with Ctrl-C's exception,
+    as a kill between epochs leaves it: the earlier epochs' checkpoints, no metrics.json."""
+
+    def __init__(self, serialization_dir: str, epoch: int = 1) -> None:
+        super().__init__(serialization_dir)
+        self.epoch = epoch
+
+    def on_batch(self, trainer, batch_inputs, batch_outputs, batch_metrics, epoch, batch_number, is_training,
+                 is_primary=True, **kwargs) -> None:
+        if is_training and epoch == self.epoch and STOPPING["on"]:
+            raise KeyboardInterrupt
+
+
+@pytest.fixture
+def models(tmp_path, monkeypatch):
+    folder = tmp_path / "models"
+    monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(folder))
+    return folder
+
+
+def recipe_lines(runs, *arguments):
+    ran = run_allennlp("recipe", "run", TINY, "--runs", runs, *arguments)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    return [line for line in ran.stdout.splitlines() if line[:1].isalpha() or line.startswith("20")]
+
+
+@pytest.mark.slow
+def test_run_skip_by_fingerprint_and_overrides_to_every_training(tmp_path, models):
+    runs = str(tmp_path / "runs")
+    assert recipe_lines(runs, "--dry-run") == [
+        "first      to run: not started",
+        "second_s1  to run: after first, which runs first",
+        "study      to run: after first, which runs first",
+    ]
+    ran = run_allennlp("recipe", "run", TINY, "--runs", runs, "-o", ONE_EPOCH)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    for folder in ("first", "second_s1"):  # the overrides reach every training
+        config = json.loads((tmp_path / "runs" / "tiny" / folder / "config.json").read_text())
+        assert config["trainer"]["num_epochs"] == 1 and config["trainer"]["optimizer"]["lr"] == 0.01
+        assert (tmp_path / "runs" / "tiny" / folder / "metrics.json").is_file()
+    assert (models / "bidaf-quickstart.tar.gz").read_bytes() == (tmp_path / "runs" / "tiny" / "first" / "model.tar.gz").read_bytes()
+    assert (models / "bidaf-cpu-scale.tar.gz").is_file()
+    assert "installed bidaf-quickstart" in ran.stdout
+    results = json.loads((tmp_path / "runs" / "tiny" / "study" / "results.json").read_text())
+    assert {pair["model"] for pair in results["pairs"]} == {"first", "second"}
+
+    states = StepStates(load_recipe(TINY, runs=runs), runs, ONE_EPOCH)
+    fingerprints = {step.name: states.fingerprint(step)[:12] for step in states.recipe.steps}
+    assert recipe_lines(runs, "--dry-run", "-o", ONE_EPOCH) == [
+        f"first      skipped: finished, fingerprint {fingerprints['first']}",
+        f"second_s1  skipped: finished, fingerprint {fingerprints['second_s1']}",
+        f"study      skipped: finished, fingerprint {fingerprints['study']}",
+    ]
+    again = run_allennlp("recipe", "run", TINY, "--runs", runs, "-o", ONE_EPOCH)
+    assert again.returncode == 0 and "train " not in again.stdout and "skip bidaf-quickstart: installed" in again.stdout
+    assert "skip study: finished, fingerprint" in again.stdout
+
+    # other overrides: the trainings are stale (their config changed) and the study runs after them
+    assert recipe_lines(runs, "--dry-run") == [
+        "first      to run: stale: trainer.num_epochs is 2 here, 1 in its config.json",
+        "second_s1  to run: after first, which runs first",
+        "study      to run: after first, which runs first",
+    ]
+    status = run_allennlp("recipe", "status", TINY, "--runs", runs)
+    assert "  study      skipped: finished" in status.stdout  # its needs are not made again yet
+    assert f"card bidaf-cpu-scale: installed {models}/bidaf-cpu-scale.tar.gz" in status.stdout
+
+
+@pytest.mark.slow
+def test_a_training_stopped_between_epochs_resumes_and_the_study_waits(tmp_path, models, monkeypatch):
+    runs = str(tmp_path / "runs")
+    recipe = load_recipe(TINY, runs=runs)
+    stop = json.dumps({"trainer.callbacks": [{"type": "test_recipe_stop_in_epoch", "epoch": 1}]})
+    with training_state_kept(), pytest.raises(KeyboardInterrupt):
+        run_recipe(recipe, ["first"], runs=runs, overrides=stop)
+    first = tmp_path / "runs" / "tiny" / "first"
+    assert (first / "model.tar.gz").is_file() and not (first / "metrics.json").exists()
+    assert recipe_lines(runs, "--dry-run", "-o", stop) == [
+        "first      resumed: epoch 1 of 2",
+        "second_s1  to run: after first, which runs first",
+        "study      to run: after first, which runs first",
+    ]
+    # the study needs what only a finished training makes
+    blocked = run_allennlp("recipe", "run", TINY, "study", "--runs", runs, "-o", stop)
+    assert blocked.returncode == 1 and blocked.stderr.strip().splitlines()[-1] == (
+        "error: recipe tiny: study needs first, which has not finished; run `allennlp recipe run tiny first` first (or name both)")
+    monkeypatch.setitem(STOPPING, "on", False)
+    ran = run_allennlp("recipe", "run", TINY, "--runs", runs, "--until", "first", "-o", stop)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    assert "(--recover from epoch 1)" in ran.stdout and "second_s1" not in ran.stdout
+    assert (first / "metrics.json").is_file() and (models / "bidaf-quickstart.tar.gz").is_file()
+
+
+@pytest.mark.slow
+def test_a_changed_study_file_or_a_need_made_again_runs_the_study_again(tmp_path, models):
+    runs = str(tmp_path / "runs")
+    folder = tmp_path / "recipe"
+    shutil.copytree(TINY, folder)
+    recipe_file = folder / "recipe.jsonnet"
+    recipe_file.write_text(recipe_file.read_text().replace("tests/fixtures/recipes/tiny/study.jsonnet", str(folder / "study.jsonnet"))
+                           .replace("'tests/fixtures/", f"'{FIXTURES}/"))
+    ran = run_allennlp("recipe", "run", str(folder), "--runs", runs, "-o", ONE_EPOCH, cwd=ROOT)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    study = folder / "study.jsonnet"
+    study.write_text(study.read_text().replace("batch_size: 3", "batch_size: 2"))
+    assert recipe_lines_of(folder, runs)[-1] == "study      to run: stale: its config, command or input files changed"
+    shutil.rmtree(tmp_path / "runs" / "tiny" / "second_s1")
+    assert recipe_lines_of(folder, runs)[1:] == [
+        "second_s1  to run: not started", "study      to run: after second_s1, which runs first"]
+    ran = run_allennlp("recipe", "run", str(folder), "second", "--runs", runs, "-o", ONE_EPOCH)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    assert recipe_lines_of(folder, runs)[-1] == "study      to run: stale: second_s1 was made again since"
+
+
+def recipe_lines_of(folder, runs):
+    ran = run_allennlp("recipe", "run", str(folder), "--runs", runs, "-o", ONE_EPOCH, "--dry-run")
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    return ran.stdout.splitlines()
