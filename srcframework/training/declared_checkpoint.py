@@ -25,7 +25,11 @@ class DeclaredCheckpointCallback(TrainerCallback):
     that rule). Either way the callback writes `training_record.json` in the serialization folder:
     the rule, the epoch whose weights were archived (counting from 1), the training instances and
     optimizer updates of every epoch and in all, the vocabulary's size per namespace, the seeds,
-    and the validation metric of every epoch. Add `include_in_archive: ['training_record.json']`
+    the validation metric of every epoch, and the machine it ran on (torch's version, the CPU and
+    the vector instructions torch's kernels used, the torch threads of every epoch): a training
+    under a seed repeats to the last digit on the same machine with the same threads, but another
+    CPU or thread count changes the order of floating-point sums, and at CPU scale that can move
+    F1 by points. Add `include_in_archive: ['training_record.json']`
     to the config, and the archive carries it (studies read it from there). The counts survive
     `--recover` (they are kept in the trainer's checkpoints).
 
@@ -47,12 +51,16 @@ class DeclaredCheckpointCallback(TrainerCallback):
         self.instances: Dict[str, int] = {}
         self.updates: Dict[str, int] = {}
         self.validation: Dict[str, Optional[float]] = {}
+        self.threads: Dict[str, list] = {}
 
     def on_batch(self, trainer, batch_inputs, batch_outputs, batch_metrics, epoch: int, batch_number: int,
                  is_training: bool, is_primary: bool = True, **kwargs) -> None:
         if not is_training:
             return
         key = str(epoch + 1)
+        threads = torch.get_num_threads()
+        if threads not in self.threads.setdefault(key, []):
+            self.threads[key].append(threads)
         self.updates[key] = self.updates.get(key, 0) + 1
         self.instances[key] = self.instances.get(key, 0) + sum(_batch_size(batch) for batch in batch_inputs)
 
@@ -61,12 +69,14 @@ class DeclaredCheckpointCallback(TrainerCallback):
         self.validation[str(epoch + 1)] = metrics.get("validation_" + names[0]) if names else None
 
     def state_dict(self) -> Dict[str, Any]:
-        return {"instances": dict(self.instances), "updates": dict(self.updates), "validation": dict(self.validation)}
+        return {"instances": dict(self.instances), "updates": dict(self.updates), "validation": dict(self.validation),
+                "threads": {key: list(value) for key, value in self.threads.items()}}
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         self.instances = dict(state_dict.get("instances", {}))
         self.updates = dict(state_dict.get("updates", {}))
         self.validation = dict(state_dict.get("validation", {}))
+        self.threads = {key: list(value) for key, value in state_dict.get("threads", {}).items()}
 
     def on_end(self, trainer, metrics: Optional[Dict[str, Any]] = None, epoch: Optional[int] = None,
                is_primary: bool = True, **kwargs) -> None:
@@ -97,11 +107,25 @@ class DeclaredCheckpointCallback(TrainerCallback):
             "validation_metric": [name for _, name in trainer._metric_tracker.tracked_metrics],
             "validation_per_epoch": self.validation,
             "vocabulary": {ns: trainer.model.vocab.get_vocab_size(ns) for ns in sorted(trainer.model.vocab._token_to_index)},
+            "machine": dict(machine(), threads_per_epoch=self.threads),
         }
         write_json_atomic(os.path.join(self.serialization_dir, RECORD_NAME), record)
         metrics["declared_checkpoint"] = self.epoch
         metrics["declared_epoch"] = archived
         logger.info("model.tar.gz holds the weights of epoch %d (declared: %s)", archived, self.epoch)
+
+
+def machine() -> Dict[str, Any]:
+    """What decides a training's floating-point results besides its config and seeds: torch's
+    version, the CPU's model name and the vector instructions torch's kernels dispatch to."""
+    cpu = None
+    try:
+        with open("/proc/cpuinfo") as info:
+            cpu = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), None)
+    except OSError:
+        pass
+    capability = torch.backends.cpu.get_cpu_capability() if hasattr(torch.backends, "cpu") else None
+    return {"torch": torch.__version__, "cpu": cpu, "cpu_capability": capability}
 
 
 def _batch_size(batch: Dict[str, Any]) -> int:

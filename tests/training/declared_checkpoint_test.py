@@ -41,6 +41,9 @@ def test_last_archives_the_last_epoch_and_records_the_run(tmp_path):
     assert record["updates_per_epoch"] == {"1": 3, "2": 3, "3": 3} and record["updates"] == 9
     assert set(record["validation_per_epoch"]) == {"1", "2", "3"} and record["validation_metric"] == ["f1"]
     assert record["vocabulary"]["tokens"] > 10
+    machine = record["machine"]  # what, beside config and seeds, decides the floating-point results
+    assert machine["torch"] == torch.__version__ and machine["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    assert machine["threads_per_epoch"] == {str(e): [torch.get_num_threads()] for e in (1, 2, 3)}
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["declared_checkpoint"] == "last" and metrics["declared_epoch"] == 3
 
