@@ -9,31 +9,47 @@ outputs back in batch order at the batch's width (`merge_outputs`). The cost is 
 of the contexts' lengths, and the memory that of the longest context alone, whatever the batch
 size. Every row is computed over its own tokens only in either case (masks, padded LSTMs), so the
 spans are the same.
+
+Rows of the same long context (several questions on one 40,000-token context, as `allennlp
+evaluate` and `predict --batch-size` batch them) need no padding, but together they would still
+cost rows x tokens of memory at once. A group therefore also holds at most `max_positions` context
+positions (rows x its longest context, `MAX_POSITIONS` by default in `SpanQA`): the rows of a
+larger group run in several groups, one after another. A single row longer than that runs alone.
 """
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import torch
 
 LONG_CONTEXT = 1000  # tokens: a batch whose longest context is shorter runs as it is
 PADDING_WASTE = 2.0  # a batch is split when its padded size is more than this times its tokens
 RATIO = 2.0  # the longest context of a group is at most this times its shortest
+MAX_POSITIONS = 50000  # rows x longest context of a group: about 600 MB for BiDAF (docs/benchmarks.md)
 
 
-def needs_groups(lengths: List[int]) -> bool:
+def needs_groups(lengths: List[int], max_positions: Optional[int] = None) -> bool:
     """Whether a batch with these context lengths is worth running in groups: its longest context
-    has at least `LONG_CONTEXT` tokens and padding would more than `PADDING_WASTE`-fold its work."""
-    if len(lengths) < 2 or max(lengths) < LONG_CONTEXT:
+    has at least `LONG_CONTEXT` tokens and padding would more than `PADDING_WASTE`-fold its work,
+    or the padded batch (rows x longest context) holds more than `max_positions` positions."""
+    if len(lengths) < 2:
+        return False
+    if max_positions is not None and len(lengths) * max(lengths) > max_positions:
+        return True
+    if max(lengths) < LONG_CONTEXT:
         return False
     return len(lengths) * max(lengths) > PADDING_WASTE * max(1, sum(lengths))
 
 
-def length_groups(lengths: List[int], ratio: float = RATIO) -> List[List[int]]:
+def length_groups(lengths: List[int], ratio: float = RATIO, max_positions: Optional[int] = None) -> List[List[int]]:
     """The batch rows in groups of similar context length (each group's longest at most `ratio`
-    times its shortest), shortest first; every row in exactly one group."""
+    times its shortest), shortest first; every row in exactly one group. With `max_positions`, a
+    group also holds at most that many positions (rows x its longest context), unless it is a
+    single row."""
     groups: List[List[int]] = []
     shortest = 0
     for row in sorted(range(len(lengths)), key=lambda k: lengths[k]):
-        if not groups or lengths[row] > ratio * max(1, shortest):
+        # rows come shortest first, so this row is the longest of its group
+        full = max_positions is not None and groups and (len(groups[-1]) + 1) * lengths[row] > max_positions
+        if not groups or lengths[row] > ratio * max(1, shortest) or full:
             groups.append([])
             shortest = lengths[row]
         groups[-1].append(row)

@@ -37,7 +37,15 @@ class SpanQA(Model):
         Run a batch whose contexts differ widely in length (one of 40,000 tokens among short ones)
         as groups of similar length (`srcframework.models.length_groups`), so that a long context
         costs time and memory for itself only, not for every row padded to it. The spans are the
-        same either way; `False` runs every batch padded as it is.
+        same either way; `False` runs every batch padded as it is, whatever `max_group_positions`.
+    max_group_positions : `int`, optional (default = `50000`)
+        The most context positions (rows x longest context) that one pass of the encoders and the
+        span head takes at once: a larger batch, such as several questions on one 40,000-token
+        context (which `allennlp evaluate` and `predict --batch-size` batch together), runs as
+        groups of rows that fit, one after another, with the same spans. A single context longer
+        than this runs alone (`max_context_tokens` bounds it). BiDAF at the sizes of
+        `training_configs/lib/bidaf.libsonnet` needs about 12 KB of memory a position, so about
+        600 MB a pass at the default, whatever the batch size; `null` for no cap.
     max_context_tokens : `int`, optional (default = `100000`)
         The longest context, in tokens, that the model answers (about 500,000 characters of English;
         BiDAF at the sizes of `training_configs/lib/bidaf.libsonnet` needs about 15 MB of memory a
@@ -55,12 +63,15 @@ class SpanQA(Model):
         regularizer: Optional[RegularizerApplicator] = None,
         group_by_length: bool = True,
         max_context_tokens: Optional[int] = 100000,
+        max_group_positions: Optional[int] = groups_of.MAX_POSITIONS,
         **kwargs,
     ) -> None:
         super().__init__(vocab, regularizer, **kwargs)
-        if max_context_tokens is not None and max_context_tokens < 1:
-            raise InputError(f"span_qa: max_context_tokens must be at least 1 (or null), got {max_context_tokens}")
+        for name, value in (("max_context_tokens", max_context_tokens), ("max_group_positions", max_group_positions)):
+            if value is not None and value < 1:
+                raise InputError(f"span_qa: {name} must be at least 1 (or null), got {value}")
         self.group_by_length = group_by_length
+        self.max_group_positions = max_group_positions
         self.max_context_tokens = max_context_tokens
         self.context_encoder = context_encoder
         self.question_encoder = question_encoder
@@ -142,21 +153,27 @@ class SpanQA(Model):
         return self.span_head(context_encoded, context_mask, question_encoded, question_mask, span_start, span_end)
 
     def _grouped_spans(self, context, question, span_start, span_end) -> Optional[Dict[str, torch.Tensor]]:
-        """The span head's outputs computed in groups of similar context length, or None where the
-        batch runs as it is (see `group_by_length`)."""
+        """The span head's outputs computed in groups of similar context length and at most
+        `max_group_positions` positions, or None where the batch runs as it is (see
+        `group_by_length`). A context whose tensors cannot be cut to a group's longest context
+        (word pieces) keeps the batch's width: its groups are then only the cap's."""
         if not self.group_by_length or not isinstance(context, dict):
             return None
         mask = get_text_field_mask(context)
         batch_size, width = mask.shape
         lengths = mask.sum(-1).tolist()
-        if not groups_of.needs_groups(lengths) or not groups_of.can_trim(context, width):
+        trim = groups_of.can_trim(context, width)
+        if not trim:
+            lengths = [width] * batch_size
+        if not groups_of.needs_groups(lengths, self.max_group_positions):
             return None
-        groups = groups_of.length_groups(lengths)
+        groups = groups_of.length_groups(lengths, max_positions=self.max_group_positions)
         parts = []
         for rows in groups:
             index = torch.tensor(rows, dtype=torch.long, device=mask.device)
             parts.append(self._spans(
-                groups_of.trim_rows(context, index, max(1, max(lengths[k] for k in rows))),
+                groups_of.trim_rows(context, index, max(1, max(lengths[k] for k in rows)))
+                if trim else groups_of.select_rows(context, index, batch_size),
                 groups_of.select_rows(question, index, batch_size),
                 None if span_start is None else span_start.index_select(0, index),
                 None if span_end is None else span_end.index_select(0, index),

@@ -1,15 +1,20 @@
 """A batch with one long context runs in groups of similar length and gives what the padded batch
-gives; a context over `max_context_tokens` is a clear error naming its question."""
+gives; no group holds more than `max_group_positions` context positions, on the model and through
+`allennlp evaluate` and `predict`; a context over `max_context_tokens` is a clear error naming its
+question."""
+import json
+
 import pytest
 import torch
 from allennlp.common import Params
 from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch, DatasetReader
+from allennlp.nn.util import get_text_field_mask
 
 from srcframework.common.errors import InputError
 from srcframework.models import length_groups
 from srcframework.models.span_qa import SpanQA
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, run_allennlp
 
 SHORT = "The harbour of Velmont was dredged in 1882 by the engineer Ossia Brandt ."
 LONG = " ".join([SHORT] * 100)  # 1,400 tokens
@@ -26,6 +31,21 @@ def test_groups_hold_similar_lengths_and_every_row_once():
     assert not length_groups.needs_groups([150] * 31 + [900])  # no long context: the batch as it is
     assert not length_groups.needs_groups([1500, 1400, 1600])  # little padding
     assert not length_groups.needs_groups([40000])
+
+
+def test_groups_hold_at_most_the_position_cap():
+    lengths = [1400, 150, 1400, 1400, 160, 1400, 1400]
+    groups = length_groups.length_groups(lengths, max_positions=3000)
+    assert sorted(row for group in groups for row in group) == list(range(7))
+    for group in groups:
+        assert len(group) * max(lengths[k] for k in group) <= 3000
+    assert sorted(map(len, groups)) == [1, 2, 2, 2]
+    assert length_groups.length_groups([40000, 40000], max_positions=3000) == [[0], [1]]  # a row alone
+    # rows of one long context need no padding, only the cap splits them
+    assert not length_groups.needs_groups([40000] * 8)
+    assert length_groups.needs_groups([40000] * 8, max_positions=50000)
+    assert not length_groups.needs_groups([1500] * 3, max_positions=50000)
+    assert not length_groups.needs_groups([40000], max_positions=1000)
 
 
 class TestLengthGroups(ModelTestCase):
@@ -62,6 +82,55 @@ class TestLengthGroups(ModelTestCase):
             assert torch.allclose(grouped[key], padded[key], atol=1e-5)
         assert torch.allclose(grouped["loss"], padded["loss"], atol=1e-5)
 
+    def test_the_model_caps_a_group_at_50000_positions_by_default(self):
+        assert self.model.max_group_positions == length_groups.MAX_POSITIONS == 50000
+        assert self.model.context_encoder.max_embedding_positions == 4096
+
+    def test_questions_on_one_long_context_run_under_the_cap_with_the_same_outputs(self, monkeypatch):
+        self.model.eval()
+        reader = DatasetReader.from_params(Params.from_file(self.param_file)["dataset_reader"])
+        tensors = self.tensors([
+            reader.text_to_instance(question, LONG, question_id=f"q{k}")
+            for k, question in enumerate(["Who dredged the harbour ?", "When was it dredged ?",
+                                          "Which harbour ?", "Who was Ossia Brandt ?"])
+        ])
+        positions = []
+        spans = SpanQA._spans
+        monkeypatch.setattr(SpanQA, "_spans", lambda model, context, *args: positions.append(
+            tuple(get_text_field_mask(context).shape)) or spans(model, context, *args))
+        self.model.max_group_positions = 3000
+        capped = self.model(**tensors)
+        assert positions == [(2, 1400), (2, 1400)]  # 4 x 1,400 positions in two groups under 3,000
+        self.model.max_group_positions = None
+        whole = self.model(**tensors)
+        assert positions[2:] == [(4, 1400)]
+        assert capped["best_span"].tolist() == whole["best_span"].tolist()
+        assert capped["best_span_str"] == whole["best_span_str"]
+        for key in ("span_start_logits", "span_end_logits"):
+            assert torch.allclose(capped[key], whole[key], atol=1e-5)
+
+    def test_a_long_context_is_embedded_in_pieces_with_the_same_outputs(self, monkeypatch):
+        self.model.eval()
+        tensors = self.tensors(self.batch)
+        encoder = self.model.context_encoder
+        calls = []
+        embed = encoder.text_field_embedder.forward
+        monkeypatch.setattr(encoder.text_field_embedder, "forward", lambda field, **kwargs: calls.append(
+            tuple(get_text_field_mask(field).shape)) or embed(field, **kwargs))
+        mask = get_text_field_mask(tensors["context"])
+        encoder.max_embedding_positions = 500
+        pieces, _ = encoder(tensors["context"])
+        assert len(calls) > 1 and all(rows * tokens <= 500 for rows, tokens in calls)
+        assert sum(tokens for _, tokens in calls) == mask.size(1)
+        encoder.max_embedding_positions = None
+        whole, _ = encoder(tensors["context"])
+        assert calls[-1] == tuple(mask.shape)
+        assert torch.allclose(pieces, whole, atol=1e-6)
+        encoder.train()  # training embeds the batch at once (its dropout draws stay as they were)
+        encoder.max_embedding_positions = 500
+        encoder(tensors["context"])
+        assert calls[-1] == tuple(mask.shape)
+
     def test_training_on_groups_gives_the_same_loss_and_gradients(self):
         self.model.train()
         for module in self.model.modules():
@@ -88,3 +157,43 @@ class TestLengthGroups(ModelTestCase):
             self.model(**self.tensors(self.batch))
         self.model.max_context_tokens = None
         assert len(self.model(**self.tensors(self.batch))["best_span_str"]) == 4
+
+
+def long_context_file(path, questions: int, repeats: int) -> str:
+    """A SQuAD file of `questions` questions on one context of `repeats` x 14 tokens."""
+    context = " ".join([SHORT] * repeats)
+    qas = [{"id": f"long{k}", "question": "Who dredged the harbour ?",
+            "answers": [{"text": "Ossia Brandt", "answer_start": context.index("Ossia")}]} for k in range(questions)]
+    path.write_text(json.dumps({"version": "1.1", "data": [
+        {"title": "long", "paragraphs": [{"context": context, "qas": qas}]}]}))
+    return str(path)
+
+
+@pytest.mark.slow
+def test_evaluate_and_predict_keep_every_pass_under_the_cap(tiny_archive, tmp_path, monkeypatch):
+    """Four questions on one 16,800-token context: `allennlp evaluate` (batches of 3 in the tiny
+    config) and `predict --batch-size 4` batch them together, 50,400 and 67,200 positions; no pass
+    of the model takes more than the default 50,000, and the answers are those of the whole batch."""
+    data = long_context_file(tmp_path / "long.json", questions=4, repeats=1200)
+    positions = []
+    spans = SpanQA._spans
+    monkeypatch.setattr(SpanQA, "_spans", lambda model, context, *args: positions.append(
+        tuple(get_text_field_mask(context).shape)) or spans(model, context, *args))
+
+    def allennlp(*arguments):
+        done = run_allennlp(*arguments, "--include-package", "srcframework.allennlp_plugin", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-3000:]
+
+    allennlp("evaluate", tiny_archive, data, "--output-file", tmp_path / "metrics.json")
+    assert positions and all(rows * tokens <= 50000 for rows, tokens in positions)
+    assert sum(rows for rows, _ in positions) == 4 and max(tokens for _, tokens in positions) == 16800
+    del positions[:]
+    answers = {}
+    for name, overrides in (("capped", "{}"), ("whole", '{"model.max_group_positions": null}')):
+        output = tmp_path / f"{name}.jsonl"
+        allennlp("predict", tiny_archive, data, "--use-dataset-reader", "--dataset-reader-choice", "validation",
+                 "--batch-size", "4", "--silent", "--output-file", output, "-o", overrides)
+        answers[name] = [(line["id"], line["best_span"], line["best_span_str"])
+                         for line in map(json.loads, output.read_text().splitlines())]
+    assert positions == [(2, 16800), (2, 16800), (4, 16800)]
+    assert len(answers["capped"]) == 4 and answers["capped"] == answers["whole"]

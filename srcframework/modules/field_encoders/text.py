@@ -1,8 +1,10 @@
-from typing import Tuple
+from typing import Optional, Tuple
 
 import torch
 from allennlp.data import TextFieldTensors
 from allennlp.modules import Highway, Seq2SeqEncoder, TextFieldEmbedder
+from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
+from allennlp.modules.token_embedders import Embedding, TokenCharactersEncoder
 from allennlp.nn.util import get_text_field_mask
 
 from srcframework.common.errors import InputError
@@ -23,6 +25,13 @@ class TextFieldEncoder(FieldEncoder):
         Highway layers over the embeddings; 0 for none.
     dropout : `float`, optional (default = `0.2`)
         Dropout on the encoder's output (as in AllenNLP's BiDAF).
+    max_embedding_positions : `int`, optional (default = `4096`)
+        Outside training, the token embeddings and highway layers take at most this many positions
+        (rows x tokens) at a time, where every token embedder embeds each token on its own
+        (`embedding`, `glove`, `character_encoding`): the outputs are the same, but a long context
+        no longer holds the character CNN's activations of all its tokens at once (a 38,000-token
+        context whose longest word has 24 characters: about 1 GB together, against about 30 MB a
+        piece of 4,096). `null` embeds the whole batch at once.
     """
 
     def __init__(
@@ -31,9 +40,19 @@ class TextFieldEncoder(FieldEncoder):
         encoder: Seq2SeqEncoder,
         highway_layers: int = 2,
         dropout: float = 0.2,
+        max_embedding_positions: Optional[int] = 4096,
     ) -> None:
         super().__init__()
+        if max_embedding_positions is not None and max_embedding_positions < 1:
+            raise InputError(f"text field encoder: max_embedding_positions must be at least 1 (or null), "
+                             f"got {max_embedding_positions}")
         self.text_field_embedder = text_field_embedder
+        self.max_embedding_positions = max_embedding_positions
+        # whether each token's embedding depends on that token alone, so that pieces of the
+        # sequence can be embedded one after another
+        self._token_by_token = isinstance(text_field_embedder, BasicTextFieldEmbedder) and all(
+            isinstance(embedder, (Embedding, TokenCharactersEncoder)) for embedder in text_field_embedder.children()
+        )
         embedding_dim = text_field_embedder.get_output_dim()
         self.highway = Highway(embedding_dim, highway_layers) if highway_layers > 0 else None
         if encoder.get_input_dim() != embedding_dim:
@@ -48,7 +67,22 @@ class TextFieldEncoder(FieldEncoder):
 
     def forward(self, field_tensors: TextFieldTensors) -> Tuple[torch.Tensor, torch.BoolTensor]:  # type: ignore
         mask = get_text_field_mask(field_tensors)
-        embedded = self.text_field_embedder(field_tensors)
-        if self.highway is not None:
-            embedded = self.highway(embedded)
+        batch_size, width = mask.shape
+        step = width
+        if self.max_embedding_positions is not None and self._token_by_token and not self.training:
+            step = max(1, self.max_embedding_positions // max(1, batch_size))
+        tensors = [tensor for group in field_tensors.values() for tensor in group.values()]
+        if step >= width or not all(tensor.dim() >= 2 and tensor.size(1) == width for tensor in tensors):
+            embedded = self._embed(field_tensors)
+        else:
+            embedded = torch.cat([
+                self._embed({name: {key: tensor[:, start : start + step] for key, tensor in group.items()}
+                             for name, group in field_tensors.items()})
+                for start in range(0, width, step)
+            ], dim=1)
         return self.dropout(self.encoder(embedded, mask)), mask
+
+    def _embed(self, field_tensors: TextFieldTensors) -> torch.Tensor:
+        """The token embeddings of `field_tensors` through the highway layers."""
+        embedded = self.text_field_embedder(field_tensors)
+        return embedded if self.highway is None else self.highway(embedded)
