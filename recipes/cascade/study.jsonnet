@@ -8,20 +8,17 @@
 // SHARED_DATA (../shared/data).
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
-local models = {
-  // training_configs/bidaf_cpu_scale.jsonnet (3 epochs; the model the NoiseQA recipe uses too)
-  bidaf: { model: 'bidaf-cpu-scale', batch_size: 40 },
-  // training_configs/transformer_qa_cpu_scale.jsonnet (one epoch on the training articles)
-  minilm: { model: 'minilm-qa-cpu-scale', batch_size: 16, order: 1 },
-  // transformer_qa_cpu_scale_2400.jsonnet here (one epoch on 2,400 of their questions)
-  minilm_2400: { model: 'minilm-qa-cpu-scale-2400', batch_size: 16, order: 2 },
-};
-local model(name) =
-  if std.objectHas(models, name) then models[name]
-  else error 'CASCADE_MODELS: unknown model ' + name + '; the models are ' + std.join(', ', std.objectFields(models));
+local trainings = (import 'recipe.jsonnet')().trainings;
 
 {
-  models: { [name]: model(name) for name in std.split(std.extVar('CASCADE_MODELS'), ',') },
+  models: {
+    // training_configs/bidaf_cpu_scale.jsonnet (3 epochs; the model the NoiseQA recipe uses too)
+    bidaf: { model: trainings.bidaf.card, batch_size: 40 },
+    // training_configs/transformer_qa_cpu_scale.jsonnet (one epoch on the training articles)
+    minilm: { model: trainings.minilm.card, batch_size: 16, order: 1 },
+    // transformer_qa_cpu_scale_2400.jsonnet here (one epoch on 2,400 of their questions)
+    minilm_2400: { model: trainings.minilm_2400.card, batch_size: 16, order: 2 },
+  },
   test_sets: {
     typed: { data: xquad, interface: 'clean', kind: 'natural' },
     // `allennlp transcribe` output: each question keeps its original_question, so the study gives

@@ -2,11 +2,11 @@
 // (speecht5_ctc_pretrain.jsonnet), first stage: its speech encoder, frozen, encodes the question
 // audio and a trained projection maps it to the span head's width; the BiDAF context encoder
 // (GloVe 50d + character CNN + BiLSTM) and the shared `bi_attention` head start from the CPU-scale
-// text BiDAF (E2E_TEXT_INIT_RUN, epoch E2E_TEXT_INIT_EPOCH: by default the last epoch of the
-// robust-training recipe's clean BiDAF, seed 1, trained on the same questions typed; its
-// vocabulary too), so that the question side is what this training has to learn.
+// text BiDAF (the last epoch of the robust-training recipe's clean BiDAF, seed 1, trained on the
+// same questions typed; its vocabulary too: the folder its recipe.jsonnet declares), so that the
+// question side is what this training has to learn.
 // It trains on the spoken CPU-scale training split: each question read by three of the nine
-// training voices (recipes/e2e_cpu/run.sh speech), an "epoch" a third of those 24,924 utterances
+// training voices (`allennlp recipe run e2e_cpu speech`), an "epoch" a third of those 24,924 utterances
 // (416 batches of 20; the loader goes on where it stopped, so consecutive epochs hear other
 // voices), each utterance's speed, pitch and volume perturbed as it is read, drawn from
 // (noise_seed, epoch, file id) (`reader_epoch` keeps that true across --recover). It validates on
@@ -14,16 +14,17 @@
 // never trained on them), so no test set chooses anything, and trains until the validation F1 has
 // not improved for 3 epochs (one pass), at most 15; the archive holds the best epoch on that
 // validation. e2e_speecht5_ctc_finetune.jsonnet then fine-tunes the whole model from it. From the
-// repository root, after the pretraining (`bash recipes/e2e_cpu/run.sh e2e` runs both stages for
-// each seed of E2E_SEEDS):
+// repository root, after the pretraining (`allennlp recipe run e2e_cpu e2e` runs the first stage
+// for each seed recipe.jsonnet declares):
 //   SEED=1 allennlp train recipes/e2e_cpu/e2e_speecht5_ctc.jsonnet -s runs/e2e_speecht5_ctc_s1
 // SEED (default 1) seeds the run's random, numpy and torch generators and its perturbation draws.
 // The encoder folder is SERIALIZATION_DIR/speecht5_ctc of the pretraining; another one:
 // -o '{"model.question_encoder.model_name": "FOLDER"}'.
 local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local bidaf = import '../../training_configs/lib/bidaf.libsonnet';
-local init_run = std.extVar('E2E_TEXT_INIT_RUN');
-local init_weights = init_run + '/model_state_e' + std.extVar('E2E_TEXT_INIT_EPOCH') + '_b0.th';
+local text = (import '../robust_training/recipe.jsonnet')().trainings.bidaf_clean;
+local init_run = std.strReplace(text.folder, '{seed}', '1');
+local init_weights = init_run + '/model_state_e' + (import '../robust_training/bidaf_twin.libsonnet').epochs + '_b0.th';
 local split = 'runs/data/squad_dev_minus_xquad.json';
 local seed = std.parseInt(std.extVar('SEED'));
 

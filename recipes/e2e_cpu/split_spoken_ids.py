@@ -13,6 +13,9 @@ model that initialises a spoken one never trained on the spoken model's validati
 fixed seed (readers read lazily, a chunk at a time: in file order a chunk would be one voice).
 `--per-question N` keeps at most N training utterances of each question (the first N of the
 shuffle, so voices are drawn at random), e.g. one voice per question for a shorter epoch.
+`--squad-file` may be a URL (read through AllenNLP's cache). `--audio-from FOLDER` links
+FOLDER/wavs (and copies FOLDER/speakers.tsv) beside the maps written, for recordings kept
+elsewhere (the SQuAD-SRC folder of recipes/squad_src_paper).
 """
 import argparse
 import csv
@@ -36,7 +39,9 @@ def read_map(path: str) -> list:
 def held_out_ids(squad_file: str, articles: int = 0, share: float = 0.1, seed: int = 0) -> set:
     """Question ids of the held-out articles of a SQuAD-format file: the last `articles` ones, or
     (`articles` 0) those that `article_split.held_out_titles(share, seed)` picks."""
-    dataset = json.loads(Path(squad_file).read_text())
+    from allennlp.common.file_utils import cached_path
+
+    dataset = json.loads(Path(cached_path(squad_file)).read_text())
     data = dataset["data"]
     if articles:
         if not 0 < articles < len(data):
@@ -73,6 +78,20 @@ def split(maps: list, held: set, seed: int = 13, per_question: int = 0) -> tuple
     return train, [row for row in rows if row[1] in held]
 
 
+def link_audio(source: Path, folder: Path) -> None:
+    """`folder/wavs` a link to `source/wavs`; `source/speakers.tsv` copied into `folder` where there is one."""
+    import shutil
+
+    if not (source / "wavs").is_dir():
+        raise SystemExit(f"{source}/wavs: no such folder (the recordings are distributed apart from the id maps)")
+    link = folder / "wavs"
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to((source / "wavs").resolve())
+    if (source / "speakers.tsv").is_file():
+        shutil.copyfile(source / "speakers.tsv", folder / "speakers.tsv")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("maps", nargs="+", help="fid2qid files, one per voice")
@@ -84,12 +103,17 @@ def main(argv=None) -> None:
     parser.add_argument("--held-out", required=True, help="the held-out map to write")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--per-question", type=int, default=0, help="at most this many training utterances a question (0: all)")
+    parser.add_argument("--audio-from", help="link this folder's wavs/ (and copy its speakers.tsv) beside the maps written")
     args = parser.parse_args(argv)
     if args.per_question < 0:
         raise SystemExit("--per-question must be 0 (all) or more")
     train, held = split(args.maps, held_out_ids(args.squad_file, args.held_out_articles, args.held_out_share, args.held_out_seed), args.seed, args.per_question)
     from srcframework.data.squad_src_layout import write_fid2qid  # atomic, the layout's format
 
+    folder = Path(args.train).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    if args.audio_from:
+        link_audio(Path(args.audio_from), folder)
     write_fid2qid(args.train, train)
     write_fid2qid(args.held_out, held)
     print(f"{args.train}: {len(train)} utterances; {args.held_out}: {len(held)} utterances")

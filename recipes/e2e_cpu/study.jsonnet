@@ -20,19 +20,20 @@
 // questions) and `held_out` (flite rms and three Festival voices, an engine no training voice
 // uses, dealt over the questions). Comparisons across sets pair the same questions: the e2e model
 // against cascades A, B and C in each group, and the e2e model and cascade B on seen against
-// held-out voices (one Holm family). recipes/e2e_cpu/run.sh makes the
-// spoken folders and the transcripts, trains the models and installs them in the models folder
-// under their model card ids (bidaf-clean; e2e-speecht5-ctc, seed 1: `allennlp models`), then runs
+// held-out voices (one Holm family). `allennlp recipe run e2e_cpu` makes the spoken folders and
+// the transcripts, trains the models and installs them in the models folder under their model
+// card ids (bidaf-clean; e2e-speecht5-ctc, seed 1: `allennlp models`), then runs
 //   allennlp compare recipes/e2e_cpu/study.jsonnet -o runs/e2e_cpu/study
-// Variables: SHARED_DATA (../shared/data), E2E_SEEDS (1,2). The spoken folders (runs/spoken_ctc/xquad_seen,
+// The models are those recipe.jsonnet here declares (the end-to-end model: one archive a seed).
+// Variables: SHARED_DATA (../shared/data). The spoken folders (runs/spoken_ctc/xquad_seen,
 // runs/spoken_ctc/xquad_heldout) are fixed paths.
 local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
 local spoken = 'runs/spoken_ctc/';
 local voice_groups = { seen: spoken + 'xquad_seen/', held_out: spoken + 'xquad_heldout/' };
-local seeds = std.split(std.extVar('E2E_SEEDS'), ',');
-local e2e_run = 'runs/e2e_speecht5_ctc_finetune_s';
+local recipe = import '../recipe.libsonnet';
+local trainings = (import 'recipe.jsonnet')().trainings;
 
 // transcripts of one voice group by one recognizer (`allennlp transcribe` output: each question
 // carries its original_question, speaker, country and gender)
@@ -58,10 +59,10 @@ local audio(folder, wer_from, order) = {
 
 {
   models: {
-    bidaf: { model: 'bidaf-clean', batch_size: 40 },
-    // one archive per seed of the end-to-end stages (E2E_SEEDS; the speech encoder and the text
-    // BiDAF they start from are the same for every seed)
-    e2e: { archives: [e2e_run + seed + '/model.tar.gz' for seed in seeds], input: 'audio', batch_size: 16, order: 1 },
+    bidaf: { model: trainings.bidaf_clean.card, batch_size: 40 },
+    // one archive per seed of the end-to-end stages (the speech encoder and the text BiDAF they
+    // start from are the same for every seed)
+    e2e: { archives: recipe.archives(trainings.e2e_finetune), input: 'audio', batch_size: 16, order: 1 },
   },
   test_sets: {
     typed: { data: xquad, interface: 'clean', kind: 'natural' },

@@ -5,18 +5,14 @@
 // (--bootstrap 1000 --permutations 10000 --seed 0 --examples 5 are the defaults of the intervals,
 // paired tests and example flips; they are computed from the cached predictions, so changing them
 // reruns no pair. The bootstrap resamples XQuAD's 240 paragraphs, each with all its questions.)
-// The models are named by their model card's id: the archives the models folder holds
-// (`allennlp models`), which run.sh's train step installs: bidaf-cpu-scale, and
-// minilm-qa-cpu-scale where WITH_MINILM is '1'.
-// Variables: WITH_MINILM ('1', the default of srcframework/config_defaults.py, adds MiniLM QA;
-// run.sh sets '0' unless told), STUDY_WITH_ASR ('1' adds our flite -> pocketsphinx ASR set: about
-// 25 minutes of one core for 1,190 questions, once; --workers N splits it), SHARED_DATA
-// (../shared/data).
+// The models are named by their model card's id, as recipe.jsonnet here declares them: the
+// archives the models folder holds (`allennlp models`), which `allennlp recipe run noiseqa_xquad`
+// installs. study_full.jsonnet adds MiniLM QA and our flite -> pocketsphinx ASR set.
+// Variables: SHARED_DATA (../shared/data).
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
 local noiseqa = data + '/noiseqa/synthetic/';
-local with_minilm = std.extVar('WITH_MINILM') == '1';
-local with_asr = std.extVar('STUDY_WITH_ASR') == '1';
+local trainings = (import 'recipe.jsonnet')().trainings;
 
 // A set of NoiseQA's: questions noised by them, paired with the clean ones by id.
 local noiseqa_set(file, interface) = {
@@ -40,8 +36,8 @@ local our_set(noise, interface) = {
 
 {
   models: {
-    bidaf: { model: 'bidaf-cpu-scale', batch_size: 40 },
-  } + (if with_minilm then { transformer: { model: 'minilm-qa-cpu-scale', batch_size: 16 } } else {}),
+    bidaf: { model: trainings.bidaf.card, batch_size: 40 },
+  },
   test_sets: {
     clean: { data: xquad, interface: 'clean', kind: 'natural' },
     noiseqa_asr: noiseqa_set('xquad-asr-synthetic.json', 'asr'),
@@ -49,13 +45,7 @@ local our_set(noise, interface) = {
     noiseqa_translation: noiseqa_set('xquad-translation-synthetic.json', 'translation'),
     ours_keyboard: our_set({ type: 'keyboard' }, 'keyboard'),
     ours_back_translation: our_set({ type: 'back_translation' }, 'translation'),
-  } + (
-    if with_asr then {
-      ours_asr: our_set({
-        type: 'asr',
-        synthesizer: { type: 'flite', voice: 'kal16' },
-        recognizer: { type: 'pocketsphinx' },
-      }, 'asr'),
-    } else {}
-  ),
+  },
+  // for study_full.jsonnet
+  our_set:: our_set,
 }

@@ -1,6 +1,6 @@
 // The robust-training study (docs/results/robust_training.md, "Protocol"): the BiDAF twins (3
 // seeds each) and the MiniLM QA twins (seed 1), each trained by one `allennlp train` from
-// scratch (run.sh), on clean XQuAD-en, NoiseQA's three synthetic sets (the protocol's primary
+// scratch (recipe.jsonnet), on clean XQuAD-en, NoiseQA's three synthetic sets (the protocol's primary
 // group, filed as held-out generators), and three sets made by the generators of the training
 // copies (our keyboard and back-translation sets, seed 1; spoken XQuAD read by flite rms and
 // recognised by pocketsphinx's default search). Paragraphs are resampled together; Holm within
@@ -8,18 +8,15 @@
 // generator: srcframework/noise/keyboard.py re-implements its typo model and a training copy used
 // it; `set_groups` (declared 2026-12-02, after the results) regroups the sets by generator family.
 //   allennlp compare recipes/robust_training/study.jsonnet -o runs/robust_training/study
-// ROBUST_OUT (default runs/robust_training) holds the runs; ROBUST_SEEDS (default 1,2,3) the
-// BiDAF seeds; WITH_MINILM ('0' leaves the MiniLM twins out); NOISY_XQUAD (default runs/noisy)
-// the spoken set; SHARED_DATA (../shared/data).
+// The models and their seeds are those recipe.jsonnet here declares; NOISY_XQUAD (default
+// runs/noisy) holds the spoken set; SHARED_DATA (../shared/data).
 local data = std.extVar('SHARED_DATA');
-local out = std.extVar('ROBUST_OUT');
-local seeds = std.split(std.extVar('ROBUST_SEEDS'), ',');
+local recipe = import '../recipe.libsonnet';
+local trainings = (import 'recipe.jsonnet')().trainings;
 local xquad = data + '/xquad/xquad.en.json';
 local noiseqa = data + '/noiseqa/synthetic/';
 local noisy = std.extVar('NOISY_XQUAD');
 local training_noise = ['asr', 'keyboard', 'misspelling', 'back_translation'];
-
-local runs(name, seeds) = [out + '/' + name + '_s' + seed + '/model.tar.gz' for seed in seeds];
 
 local file_set(file, interface, generator) = {
   data: file, original: xquad, interface: interface, kind: 'synthetic', generator: generator,
@@ -32,16 +29,15 @@ local our_set(noise, interface, generator) = {
   bootstrap_unit: 'context',
   equivalence_margin: 1.5,
   models: {
-    bidaf_clean: { archives: runs('bidaf_clean', seeds), batch_size: 40 },
+    bidaf_clean: { archives: recipe.archives(trainings.bidaf_clean), batch_size: 40 },
     bidaf_augmented: {
-      archives: runs('bidaf_augmented', seeds), batch_size: 40, twin: 'bidaf_clean', trained_on_noise: training_noise,
+      archives: recipe.archives(trainings.bidaf_augmented), batch_size: 40, twin: 'bidaf_clean', trained_on_noise: training_noise,
     },
-  } + (if std.extVar('WITH_MINILM') != '0' then {
-    minilm_clean: { archives: runs('minilm_clean', ['1']), batch_size: 16 },
+    minilm_clean: { archives: recipe.archives(trainings.minilm_clean), batch_size: 16 },
     minilm_augmented: {
-      archives: runs('minilm_augmented', ['1']), batch_size: 16, twin: 'minilm_clean', trained_on_noise: training_noise,
+      archives: recipe.archives(trainings.minilm_augmented), batch_size: 16, twin: 'minilm_clean', trained_on_noise: training_noise,
     },
-  } else {}),
+  },
   test_sets: {
     clean: { data: xquad, interface: 'clean', kind: 'natural' },
     // NoiseQA's sets (Google TTS/ASR, its keyboard model, Google MT); the protocol filed all three as

@@ -1,13 +1,15 @@
 """The registered jobs a recipe step can run besides a command line (`job: {type: ..., ...}`).
 
 - `compare`: `allennlp compare STUDY -o OUTPUT` in this process;
+- `transcribe`: `allennlp transcribe FOLDER OUTPUT --recognizer ...` in this process, the
+  recognizer's `decoder` optionally read from a decoder-tuning result (`allennlp tune-ctc-decoder`);
 - `report`: a study's results.json copied into the recipe, its README's tables filled, then the
   model cards' figures and README's models table (what `allennlp models metrics --all` and
   `allennlp models table --into README.md` do).
 """
 import logging
 import shutil
-from typing import Optional
+from typing import Any, Dict, Optional
 
 from allennlp.common import Registrable
 
@@ -46,6 +48,43 @@ class CompareJob(RecipeJob):
 
         check_output_path(self.output, "recipe study output", is_dir=True)
         run_study(load_study(self.study), self.output, workers=self.workers, cuda_device=self.cuda_device, progress=False)
+
+
+@RecipeJob.register("transcribe")
+class TranscribeJob(RecipeJob):
+    """
+    # Parameters
+
+    folder : `str`
+        A spoken folder (fid2qid_SPLIT.csv and its recordings).
+    output : `str`
+        The transcripts file.
+    recognizer : `Dict[str, Any]`
+        The recognizer's config, as `--recognizer` takes it.
+    decoder_from : `str`, optional
+        A JSON file whose `decoder` becomes the recognizer's `decoder` (what `tune-ctc-decoder` chose).
+    split : `str`, optional (default = `"dev"`)
+    squad : `str`, optional
+        The SQuAD file of the questions (default: the folder's own squad.json).
+    workers : `int`, optional (default = `1`)
+    """
+
+    def __init__(self, folder: str, output: str, recognizer: Dict[str, Any], decoder_from: Optional[str] = None,
+                 split: str = "dev", squad: Optional[str] = None, workers: int = 1) -> None:
+        self.folder, self.output, self.recognizer, self.decoder_from = folder, output, dict(recognizer), decoder_from
+        self.split, self.squad, self.workers = split, squad, workers
+
+    def run(self) -> None:
+
+        from srcframework.common.files import read_json
+        from srcframework.data.squad_src_layout import SquadSrcFolder
+        from srcframework.jobs.transcription import TranscriptionSettings, transcribe
+
+        recognizer = dict(self.recognizer)
+        if self.decoder_from:
+            recognizer["decoder"] = read_json(self.decoder_from, f"missing {self.decoder_from}: run the decoder tuning first")["decoder"]
+        folder = SquadSrcFolder(self.folder, split=self.split, squad_file=self.squad)
+        transcribe(folder, self.output, TranscriptionSettings(recognizer, self.workers, progress=False))
 
 
 @RecipeJob.register("report")

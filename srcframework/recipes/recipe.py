@@ -5,15 +5,20 @@ returns an object with
 
 - `description`: one line;
 - `env`: variables every step sees (the `std.extVar`s of its configs and studies);
-- `trainings`: `{id: {config, folder, seeds, threads, card, depends_on, env}}`. With `seeds`, the
-  training is one step a seed, `ID_s1`, `ID_s2`..., each with `SEED` set and `{seed}` in `folder`
-  replaced; the first seed's archive goes into the models folder under `card`;
+- `trainings`: `{id: {config, folder, seeds, threads, card, depends_on, env, optional}}`. With
+  `seeds`, the training is one step a seed, `ID_s1`, `ID_s2`..., each with `SEED` set and `{seed}`
+  in `folder`, `depends_on` and `env` replaced; the first seed's archive goes into the models
+  folder under `card`;
 - `steps`: `{name: {needs, command | job, inputs, outputs, optional}}`: a command line (`allennlp
   ...` and `python ...` run with this installation's programs) or a registered `RecipeJob`
   (`{type: 'compare', ...}`), the files it reads besides its needs' outputs, and what it writes.
-  An `optional` step runs only when named.
+  An `optional` step runs only when named;
+- `groups`: `{name: [steps]}`, names that pick several steps (`train` picks every training).
 
-Steps run in the order their needs give (ties by name).
+The recipe is evaluated with the environment's variables (and the data locations of
+`srcframework.config_defaults`) as its `std.extVar`s.
+
+Steps run in the order their needs give (ties: other steps before trainings, then by name).
 """
 import json
 import os
@@ -25,7 +30,7 @@ import _jsonnet
 from srcframework.common.errors import InputError, did_you_mean
 
 RECIPE_FILE = "recipe.jsonnet"
-TRAINING_KEYS = {"config", "folder", "seeds", "threads", "card", "depends_on", "env"}
+TRAINING_KEYS = {"config", "folder", "seeds", "threads", "card", "depends_on", "env", "optional"}
 STEP_KEYS = {"needs", "command", "job", "inputs", "outputs", "optional", "env"}
 
 
@@ -168,18 +173,19 @@ def _trainings(name: str, raw: dict) -> Tuple[List[Step], Dict[str, Tuple[str, .
         threads = spec.get("threads")
         if threads is not None and (not isinstance(threads, int) or threads < 1):
             raise InputError(f"{where}: `threads` is a positive integer, not {json.dumps(threads)}")
-        common = dict(config=spec["config"], threads=threads, training=training,
-                      needs=_strings(spec.get("depends_on"), f"{where}, depends_on"), env=_env(spec.get("env"), where))
+        needs, env = _strings(spec.get("depends_on"), f"{where}, depends_on"), _env(spec.get("env"), where)
+        common = dict(config=spec["config"], threads=threads, training=training, optional=bool(spec.get("optional", False)))
         if not seeds:
-            steps.append(Step(name=training, folder=spec["folder"], card=spec.get("card"), **common))
+            steps.append(Step(name=training, folder=spec["folder"], card=spec.get("card"), needs=needs, env=env, **common))
             continue
         names = []
         for number, seed in enumerate(seeds):
             step_name = f"{training}_s{seed}"
             names.append(step_name)
-            steps.append(Step(name=step_name, folder=spec["folder"].replace("{seed}", str(seed)), seed=seed,
-                              card=spec.get("card") if number == 0 else None,
-                              **dict(common, env=dict(common["env"], SEED=str(seed)))))
+            put = lambda text: text.replace("{seed}", str(seed))  # noqa: E731
+            steps.append(Step(name=step_name, folder=put(spec["folder"]), seed=seed, card=spec.get("card") if number == 0 else None,
+                              needs=tuple(put(need) for need in needs),
+                              env={**{key: put(value) for key, value in env.items()}, "SEED": str(seed)}, **common))
         groups[training] = tuple(names)
     return steps, groups
 
@@ -225,7 +231,7 @@ def _ordered(name: str, steps: List[Step], groups: Dict[str, Tuple[str, ...]]) -
                                  + (f"; {hint}" if hint else ""))
         resolved[step.name] = tuple(dict.fromkeys(needs))
     done: List[str] = []
-    left = sorted(by_name)
+    left = sorted(by_name, key=lambda step: (by_name[step].is_training, step))
     while left:
         ready = [step for step in left if all(need in done for need in resolved[step])]
         if not ready:
@@ -250,13 +256,15 @@ def load_recipe(name: str, runs: str = "runs", folder: Optional[str] = None) -> 
     """
     path = recipe_path(name, folder)
     label = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    from srcframework import config_defaults
+
     try:
-        raw = json.loads(_jsonnet.evaluate_file(path, tla_vars={"runs": runs}))
+        raw = json.loads(_jsonnet.evaluate_file(path, tla_vars={"runs": runs}, ext_vars=config_defaults.export()))
     except RuntimeError as err:
         raise InputError(f"{path}: cannot evaluate the recipe: {str(err).splitlines()[0]}") from None
     if not isinstance(raw, dict):
         raise InputError(f"{path}: a recipe is an object (or a function of `runs` returning one)")
-    _unknown(raw, {"description", "env", "trainings", "steps"}, f"recipe {label}")
+    _unknown(raw, {"description", "env", "trainings", "steps", "groups"}, f"recipe {label}")
     trainings, groups = _trainings(label, raw.get("trainings") or {})
     others = _other_steps(label, raw.get("steps") or {})
     clash = sorted({step.name for step in trainings} & ({step.name for step in others} | set(groups)))
@@ -264,6 +272,13 @@ def load_recipe(name: str, runs: str = "runs", folder: Optional[str] = None) -> 
         raise InputError(f"recipe {label}: {clash[0]!r} names both a training and a step")
     steps = _ordered(label, trainings + others, groups)
     groups = dict(groups)
+    for group, names in sorted((raw.get("groups") or {}).items()):
+        if group in {step.name for step in steps} or group in groups:
+            raise InputError(f"recipe {label}: the group {group!r} has the name of a step or training")
+        groups[group] = tuple(_strings(names, f"recipe {label}, group {group}"))
+        unknown = sorted(set(groups[group]) - {step.name for step in steps})
+        if unknown:
+            raise InputError(f"recipe {label}, group {group}: no step {unknown[0]!r}")
     if "train" not in groups and "train" not in {step.name for step in steps}:
         groups["train"] = tuple(step.name for step in steps if step.is_training)
     return Recipe(name=label, path=path, description=str(raw.get("description", "")), env=_env(raw.get("env"), label),

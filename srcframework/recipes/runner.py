@@ -144,6 +144,8 @@ def _run_other(recipe: Recipe, step: Step, threads: Optional[int]) -> None:
         folder = os.path.dirname(output)
         if folder:
             os.makedirs(folder, exist_ok=True)
+        if not os.path.exists(output):
+            restore_snapshot(output)  # a journaled job's journals, carried from another machine
     if step.job is not None:
         say(f"{step.name}: {step.job['type']} job")
         job = RecipeJob.from_params(Params(copy.deepcopy(step.job)))

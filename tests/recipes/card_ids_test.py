@@ -1,7 +1,8 @@
 """Recipes name their models by model card id: no recipe, config or default names a model archive
 through a `*_ARCHIVE` variable; every model of a recipe's study is a card id (or one archive per
-seed); and each recipe's run.sh installs the cards its study names and the cards that name it as
-their recipe."""
+seed); each recipe's recipe.jsonnet installs the cards its study names and the cards that name it
+as their recipe; and each card's `output` is the archive of the training its recipe declares for it
+(the first seed's)."""
 import json
 import re
 
@@ -10,14 +11,13 @@ import pytest
 
 from srcframework.config_defaults import DEFAULTS
 from srcframework.pretrained import model_cards
+from srcframework.recipes.recipe import load_recipe
 from tests.conftest import ROOT
 
 ARCHIVE_VARIABLE = re.compile(r"\b[A-Z][A-Z0-9_]*_ARCHIVE\b")
 SCANNED = sorted(path for folder in ("recipes", "training_configs") for path in (ROOT / folder).rglob("*")
                  if path.is_file() and "__pycache__" not in path.parts) + [ROOT / "srcframework" / "config_defaults.py"]
-STUDIES = sorted((ROOT / "recipes").glob("*/study.jsonnet"))
-# every optional model switched on
-EVERY_MODEL = dict(DEFAULTS, WITH_MINILM="1", STUDY_WITH_ASR="1", CASCADE_MODELS="bidaf,minilm,minilm_2400")
+STUDIES = sorted((ROOT / "recipes").glob("*/study*.jsonnet"))
 
 
 def relative(path) -> str:
@@ -37,7 +37,7 @@ def test_the_check_finds_an_archive_variable():
 
 
 def study_models(path) -> dict:
-    return json.loads(_jsonnet.evaluate_file(str(path), ext_vars=EVERY_MODEL))["models"]
+    return json.loads(_jsonnet.evaluate_file(str(path), ext_vars=dict(DEFAULTS)))["models"]
 
 
 @pytest.mark.parametrize("path", STUDIES, ids=lambda path: path.parent.name)
@@ -51,10 +51,27 @@ def test_a_recipe_study_names_its_models_by_card_id(path):
         assert model.get("model") in cards, f"{name}: no model card {model.get('model')!r}"
 
 
-@pytest.mark.parametrize("path", STUDIES, ids=lambda path: path.parent.name)
+def installed_by(recipe: str) -> dict:
+    """{card id: the archive of the training step that installs it} of a recipe."""
+    return {step.card: step.archive for step in load_recipe(recipe).steps if step.card}
+
+
+@pytest.mark.parametrize("path", STUDIES, ids=lambda path: relative(path))
 def test_a_recipe_installs_the_models_of_its_study(path):
-    run = (path.parent / "run.sh").read_text()
+    installs = installed_by(path.parent.name)
     named = {model["model"] for model in study_models(path).values() if "model" in model}
     made_here = {model_id for model_id, card in model_cards().items() if card.model_usage.recipe == relative(path.parent)}
-    missing = sorted(model_id for model_id in named | made_here if not re.search(rf"(?<![\w-]){re.escape(model_id)}(?![\w-])", run))
-    assert not missing, f"{relative(path.parent)}/run.sh installs no {missing} (install_model ID ARCHIVE)"
+    missing = sorted((named | made_here) - set(installs))
+    assert not missing, f"{relative(path.parent)}/recipe.jsonnet installs no {missing} (a training's `card`)"
+
+
+def test_each_card_output_is_the_archive_its_recipe_trains():
+    wrong = []
+    for model_id, card in sorted(model_cards().items()):
+        recipe = card.model_usage.recipe
+        if not recipe or not recipe.startswith("recipes/"):
+            continue
+        archive = installed_by(recipe.split("/", 1)[1]).get(model_id)
+        if archive != card.model_usage.output:
+            wrong.append(f"{model_id}: output {card.model_usage.output}, {recipe}/recipe.jsonnet trains {archive}")
+    assert not wrong, wrong

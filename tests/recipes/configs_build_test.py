@@ -4,7 +4,7 @@ the tiny overrides of tests/recipes/tiny_config.py, and its whole train loop ins
 loaders, trainer and callbacks), without a training step. A config that cannot be built this way
 is named in NOT_BUILT with the reason (and then must fail to build); any other failure fails. Every
 study file loads, every libsonnet is imported by something, and every config of a recipe is named
-by its run.sh, its README or another of its files."""
+by its recipe.jsonnet, its README or another of its files."""
 import json
 import re
 from pathlib import Path
@@ -25,9 +25,10 @@ RECIPES = sorted(p for p in (ROOT / "recipes").iterdir() if p.is_dir())
 STUDIES = sorted((ROOT / "recipes").glob("*/study*.jsonnet"))
 CONFIGS = sorted(
     list((ROOT / "training_configs").glob("*.jsonnet"))
-    + [p for p in (ROOT / "recipes").glob("*/*.jsonnet") if p not in STUDIES]
+    + [p for p in (ROOT / "recipes").glob("*/*.jsonnet") if p not in STUDIES and p.name != "recipe.jsonnet"]
 )
-LIBRARIES = sorted(list((ROOT / "training_configs").rglob("*.libsonnet")) + list((ROOT / "recipes").glob("*/*.libsonnet")))
+LIBRARIES = sorted(list((ROOT / "training_configs").rglob("*.libsonnet")) + list((ROOT / "recipes").rglob("*.libsonnet")))
+RECIPE_FILES = sorted((ROOT / "recipes").glob("*/recipe.jsonnet"))
 # config (relative to the repository root) -> why it cannot be built with tiny overrides; such a
 # config must fail to build (strict xfail), so an entry goes once the config builds
 NOT_BUILT: dict = {}
@@ -97,7 +98,7 @@ def imports(path: Path) -> set:
 
 
 def test_every_libsonnet_is_imported():
-    imported = set().union(*(imports(path) for path in CONFIGS + STUDIES + LIBRARIES))
+    imported = set().union(*(imports(path) for path in CONFIGS + STUDIES + LIBRARIES + RECIPE_FILES))
     unused = [relative(path) for path in LIBRARIES if path.resolve() not in imported]
     assert not unused, f"imported by no config or study: {unused}"
 
@@ -107,11 +108,11 @@ def test_every_config_of_a_recipe_is_used(recipe):
     own = [path for path in sorted(recipe.glob("*.*sonnet")) if path.name != "study.jsonnet"]
     unused = []
     for path in own:
-        others = [recipe / "run.sh", recipe / "README.md"] + [other for other in recipe.glob("*.*sonnet") if other != path]
+        others = [recipe / "README.md"] + [other for other in recipe.glob("*.*sonnet") if other != path]
         text = "\n".join(other.read_text() for other in others if other.exists())
         if not re.search(rf"\b{re.escape(path.stem)}\b", text):
             unused.append(path.name)
-    assert not unused, f"{recipe.name}: named by neither run.sh, README.md nor another of its files: {unused}"
+    assert not unused, f"{recipe.name}: named by neither recipe.jsonnet, README.md nor another of its files: {unused}"
 
 
 # where a shared config may be named: the guides, the make targets, model cards, recipes, other

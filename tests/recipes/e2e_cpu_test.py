@@ -120,10 +120,10 @@ def test_e2e_stages_are_seeded_by_seed():
 
 def test_finetune_config_unfreezes_the_encoder_from_the_frozen_runs_archived_epoch():
     frozen = evaluate("e2e_speecht5_ctc.jsonnet")
-    config = evaluate("e2e_speecht5_ctc_finetune.jsonnet", E2E_FROZEN_RUN="runs/f")
+    config = evaluate("e2e_speecht5_ctc_finetune.jsonnet", SEED="1")
     assert config["model"]["question_encoder"] == dict(frozen["model"]["question_encoder"], freeze=False)
-    assert config["model"]["initializer"]["regexes"] == [[".*", {"type": "pretrained", "weights_file_path": "runs/f/best.th"}]]
+    assert config["model"]["initializer"]["regexes"] == [[".*", {"type": "pretrained", "weights_file_path": "runs/e2e_speecht5_ctc_s1/best.th"}]]
     assert config["trainer"]["patience"] >= 2
     assert {"type": "declared_checkpoint", "epoch": "best"} in config["trainer"]["callbacks"]
-    assert config["vocabulary"]["directory"] == "runs/f/vocabulary"
+    assert config["vocabulary"]["directory"] == "runs/e2e_speecht5_ctc_s1/vocabulary"
     assert config["trainer"]["optimizer"]["lr"] == frozen["trainer"]["optimizer"]["lr"] / 2

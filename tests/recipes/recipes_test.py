@@ -1,15 +1,16 @@
 """Each recipe holds what recipes/README's layout asks for (README with its question, protocol, one
-command, time and results; run.sh; study.jsonnet), its run.sh parses and answers `status`, and its
-README's results tables are those its committed results.json gives (a block with no results.json
-holds no table)."""
+command, time and results; recipe.jsonnet; study.jsonnet), its run.sh is the one-line wrapper of
+`allennlp recipe run`, `allennlp recipe status` answers for it (in this process), and its README's
+results tables are those its committed results.json gives (a block with no results.json holds no
+table)."""
 import os
 import re
-import subprocess
 
 import pytest
 
+from srcframework.recipes.recipe import load_recipe
 from srcframework.studies.markdown_into import expected_content, find_blocks
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_allennlp
 
 RECIPES = sorted(p for p in (ROOT / "recipes").iterdir() if p.is_dir())
 SECTIONS = ("**Question", "**Protocol", "**One command", "**Time on 2 cores", "## Results")
@@ -20,26 +21,36 @@ def name(path):
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=name)
-def test_recipe_has_readme_run_sh_and_study(recipe):
-    assert (recipe / "study.jsonnet").is_file() and (recipe / "run.sh").is_file()
-    assert os.access(recipe / "run.sh", os.X_OK), "run.sh should be executable"
+def test_recipe_has_readme_recipe_and_study(recipe):
+    assert (recipe / "study.jsonnet").is_file() and (recipe / "recipe.jsonnet").is_file()
     readme = recipe / "README.md"
     text = readme.read_text()
     missing = [section for section in SECTIONS if section not in text]
     assert not missing, f"{readme.relative_to(ROOT)} lacks {missing}"
-    assert f"bash recipes/{recipe.name}/run.sh" in text
+    assert f"allennlp recipe run {recipe.name}" in text
     assert find_blocks(text, str(readme)), "the results go between <!-- results:NAME --> markers"
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=name)
-def test_run_sh_parses_and_reports_its_status(recipe):
+def test_run_sh_is_one_line_over_the_runner(recipe):
     run = recipe / "run.sh"
-    assert subprocess.run(["bash", "-n", str(run)], capture_output=True).returncode == 0
-    status = subprocess.run(["bash", str(run), "status"], capture_output=True, text=True, cwd=ROOT)
-    assert status.returncode == 0, status.stderr
-    assert re.search(r"^  (done|missing) ", status.stdout, re.MULTILINE) and "this run:" in status.stdout
-    wrong = subprocess.run(["bash", str(run), "no-such-step"], capture_output=True, text=True, cwd=ROOT)
-    assert wrong.returncode == 2 and wrong.stderr.startswith("usage:")
+    assert os.access(run, os.X_OK), "run.sh should be executable"
+    commands = [line for line in run.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    assert commands == [f'cd "$(dirname "$0")/../.." && exec .venv/bin/allennlp recipe run {recipe.name} "$@"']
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=name)
+def test_status_names_every_step_and_a_wrong_step_is_one_line(recipe, tmp_path):
+    steps = [step.name for step in load_recipe(recipe.name).steps]
+    status = run_allennlp("recipe", "status", recipe.name, "--runs", tmp_path)
+    assert status.returncode == 0, status.stderr[-2000:]
+    for step in steps:
+        assert re.search(rf"^  {re.escape(step)} +(skipped: finished|resumed: |to run: )", status.stdout, re.MULTILINE), step
+    # nothing was made here: a committed results.json does not make its step finished
+    assert "skipped: finished" not in status.stdout
+    wrong = run_allennlp("recipe", "run", recipe.name, "no-such-step", "--dry-run")
+    assert wrong.returncode == 1
+    assert wrong.stderr.strip().splitlines()[-1].startswith(f"error: recipe {recipe.name}: no step 'no-such-step'")
 
 
 READMES = [recipe / "README.md" for recipe in RECIPES if (recipe / "README.md").exists()]

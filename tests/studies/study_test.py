@@ -132,33 +132,33 @@ def test_noiseqa_xquad_study_names_its_models_by_card_id(install_tiny):
     shared_file("noiseqa/synthetic/xquad-asr-synthetic.json")
     shared_file("xquad/xquad.en.json")
     study_file = str(ROOT / "recipes/noiseqa_xquad/study.jsonnet")
-    variables = {"WITH_MINILM": "0", "STUDY_WITH_ASR": "0"}
     with pytest.raises(StudyError, match=r"models.bidaf.model: model 'bidaf-cpu-scale' has no archive in the models "
-                                         r"folder .*`bash recipes/noiseqa_xquad/run.sh train`"):
-        load_study(study_file, ext_vars=variables)
+                                         r"folder .*"):
+        load_study(study_file)
     installed = install_tiny("bidaf-cpu-scale", "minilm-qa-cpu-scale")
-    study = load_study(study_file, ext_vars=variables)
+    study = load_study(study_file)
     assert list(study.models) == ["bidaf"] and study.models["bidaf"].archive == installed["bidaf-cpu-scale"]
     assert list(study.test_sets) == [
         "clean", "noiseqa_asr", "noiseqa_keyboard", "noiseqa_translation", "ours_back_translation", "ours_keyboard",
     ]
     assert all(study.reference_of(name) == "clean" for name in list(study.test_sets)[1:])
     assert study.test_sets["ours_back_translation"].noise == {"type": "back_translation"}
-    with_all = dict(variables, WITH_MINILM="1", STUDY_WITH_ASR="1")
-    study = load_study(study_file, ext_vars=with_all)
+    # study_full: MiniLM QA and our ASR set too
+    study = load_study(str(ROOT / "recipes/noiseqa_xquad/study_full.jsonnet"))
     assert list(study.models) == ["bidaf", "transformer"] and study.test_sets["ours_asr"].noise["type"] == "asr"
     assert study.models["transformer"].archive == installed["minilm-qa-cpu-scale"]
     assert len(study.pairs) == 14
 
 
 def test_squad_src_study_pairs_cascaded_and_end_to_end(install_tiny):
-    installed = install_tiny("bidaf-squad", "e2e-speecht5-squad-src")
+    installed = install_tiny("bidaf-squad", "e2e-speecht5-squad-src", "e2e-speecht5-text-squad-src")
     variables = {"SRC_DEV": "src/fid2qid_dev.csv", "SRC_TRANSCRIPTS": "transcripts.json"}
     study = load_study(str(ROOT / "recipes/squad_src_paper/study.jsonnet"), ext_vars=variables, require_files=False)
-    assert list(study.models) == ["text", "e2e"]
+    assert list(study.models) == ["text", "text_twin", "e2e"]
     assert study.models["text"].archive == installed["bidaf-squad"]
+    assert study.models["text_twin"].archive == installed["e2e-speecht5-text-squad-src"]
     assert study.models["e2e"].archive == installed["e2e-speecht5-squad-src"] and study.models["e2e"].input == "audio"
-    assert study.pairs == [("text", "clean"), ("text", "cascaded"), ("e2e", "spoken")]
+    assert sorted(study.pairs) == [("e2e", "spoken"), ("text", "cascaded"), ("text", "clean"), ("text_twin", "cascaded"), ("text_twin", "clean")]
     assert study.test_sets["cascaded"].reference == "clean"
     assert study.test_sets["spoken"].wer_from == "cascaded" and study.test_sets["spoken"].input == "audio"
     assert study.test_sets["spoken"].data == "src/fid2qid_dev.csv"

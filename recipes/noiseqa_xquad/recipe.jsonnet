@@ -1,0 +1,39 @@
+// The NoiseQA study on XQuAD-en (README.md here). From a fresh clone after `make install`:
+//   allennlp recipe run noiseqa_xquad                   # the CPU-scale BiDAF, the study, the report
+//   allennlp recipe run noiseqa_xquad transformer study_full
+//                                                       # MiniLM QA too, and our flite -> pocketsphinx set
+// A stopped training resumes from its last epoch, a stopped study from its cached pairs.
+function(runs='runs') {
+  description: 'NoiseQA (Ravichander et al. 2021, Table 4) on XQuAD-en: the CPU-scale BiDAF (and MiniLM QA)',
+  trainings: {
+    bidaf: { config: 'training_configs/bidaf_cpu_scale.jsonnet', folder: runs + '/bidaf_cpu_scale', card: 'bidaf-cpu-scale' },
+    // about 80 min on 2 cores: named, or needed by a step named
+    transformer: {
+      config: 'training_configs/transformer_qa_cpu_scale.jsonnet',
+      folder: runs + '/transformer_qa_cpu_scale',
+      card: 'minilm-qa-cpu-scale',
+      optional: true,
+    },
+  },
+  steps: {
+    study: {
+      needs: ['bidaf'],
+      job: { type: 'compare', study: 'recipes/noiseqa_xquad/study.jsonnet', output: runs + '/noiseqa_xquad/study', workers: 2 },
+      inputs: ['recipes/noiseqa_xquad/study.jsonnet'],
+      outputs: [runs + '/noiseqa_xquad/study/results.json'],
+    },
+    // the study with MiniLM QA and our ASR set (about 25 min of one core to make, once)
+    study_full: {
+      needs: ['bidaf', 'transformer'],
+      job: { type: 'compare', study: 'recipes/noiseqa_xquad/study_full.jsonnet', output: runs + '/noiseqa_xquad/study_full', workers: 2 },
+      inputs: ['recipes/noiseqa_xquad/study.jsonnet', 'recipes/noiseqa_xquad/study_full.jsonnet'],
+      outputs: [runs + '/noiseqa_xquad/study_full/results.json'],
+      optional: true,
+    },
+    report: {
+      needs: ['study'],
+      job: { type: 'report', results: runs + '/noiseqa_xquad/study/results.json', recipe: 'recipes/noiseqa_xquad' },
+      outputs: ['recipes/noiseqa_xquad/results.json'],
+    },
+  },
+}

@@ -1,0 +1,29 @@
+// The quickstart (README.md here): a small BiDAF trained on the embedded data, installed and named
+// by its model card id, and compared on clean and keyboard-damaged questions. From a fresh clone
+// after `make install`:
+//   allennlp recipe run quickstart                 # train, study, report
+//   allennlp recipe run quickstart bidaf --dry-run # what would run, and why
+//   allennlp recipe run quickstart -o '{"trainer.num_epochs": 1}'   # a smoke run
+function(runs='runs') {
+  description: 'a small BiDAF on the embedded data, on clean and keyboard-damaged questions',
+  trainings: {
+    quickstart: {
+      config: 'training_configs/quickstart.jsonnet',
+      folder: runs + '/quickstart',
+      card: 'bidaf-quickstart',
+    },
+  },
+  steps: {
+    study: {
+      needs: ['quickstart'],
+      job: { type: 'compare', study: 'recipes/quickstart/study.jsonnet', output: runs + '/quickstart/study' },
+      inputs: ['recipes/quickstart/study.jsonnet'],
+      outputs: [runs + '/quickstart/study/results.json'],
+    },
+    report: {
+      needs: ['study'],
+      job: { type: 'report', results: runs + '/quickstart/study/results.json', recipe: 'recipes/quickstart' },
+      outputs: ['recipes/quickstart/results.json'],
+    },
+  },
+}

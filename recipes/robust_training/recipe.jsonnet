@@ -1,0 +1,67 @@
+// The robust-training study (docs/results/robust_training.md, "Protocol"): the training split and
+// its noisy copies, the BiDAF twins (3 seeds each) and the MiniLM QA twins (seed 1), each trained
+// from scratch by one `allennlp train`, and the study. From a fresh clone after `make install`:
+//   allennlp recipe run robust_training                  # every step
+//   allennlp recipe run robust_training bidaf_clean_s2   # one training (or bidaf_clean: its 3 seeds)
+//   allennlp recipe run robust_training --dry-run        # what would run, and why
+//   allennlp recipe snapshot robust_training             # what is under way -> models/snapshots
+// Noise jobs resume from their journals, trainings with --recover (noise is drawn by epoch, so a
+// resumed run trains on what a straight run trains on). Two trainings side by side: two
+// `allennlp recipe run robust_training STEP` in two shells.
+local data = std.extVar('SHARED_DATA');
+
+function(runs='runs')
+  local out = runs + '/robust_training';
+  local noisy = runs + '/noisy';
+  local split = runs + '/data/squad_dev_minus_xquad.json';
+  local noise(input, output, kind) = {
+    needs: if input == split then ['split'] else [],
+    command: ['allennlp', 'noise', input, output, '--noise', kind, '--workers', '2'],
+    outputs: [output],
+  };
+  local twin(name, card, seeds, copies) = {
+    config: 'recipes/robust_training/' + name + '.jsonnet',
+    folder: out + '/' + name + '_s{seed}',
+    seeds: seeds,
+    threads: 1,
+    card: card,
+    depends_on: ['split'] + (if copies then ['noise_' + kind for kind in ['keyboard', 'misspelling', 'back_translation', 'asr']] else []),
+  };
+  {
+    description: 'BiDAF and MiniLM QA trained on clean questions against their twins trained with noisy copies',
+    // the configs read the noisy copies, the study the spoken XQuAD set, from here
+    env: { NOISY_TRAIN: noisy, NOISY_XQUAD: noisy },
+    trainings: {
+      bidaf_clean: twin('bidaf_clean', 'bidaf-clean', [1, 2, 3], false),
+      bidaf_augmented: twin('bidaf_augmented', 'bidaf-noise-augmented', [1, 2, 3], true),
+      minilm_clean: twin('minilm_clean', 'minilm-qa-clean', [1], false),
+      minilm_augmented: twin('minilm_augmented', 'minilm-qa-noise-augmented', [1], true),
+    },
+    steps: {
+      split: {
+        command: ['python', 'scripts/make_training_split.py', '--output', split,
+                  '--train', runs + '/data/train_articles.json', '--validation', runs + '/data/validation_articles.json'],
+        outputs: [split, runs + '/data/train_articles.json', runs + '/data/validation_articles.json'],
+      },
+      // noisy copies of all 9,380 questions of the split (the readers leave the held-out articles out)
+      noise_keyboard: noise(split, noisy + '/train_keyboard.json', 'keyboard'),
+      noise_misspelling: noise(split, noisy + '/train_misspelling.json', 'misspelling'),
+      noise_back_translation: noise(split, noisy + '/train_back_translation.json', 'back_translation'),
+      // ASR: flite kal16, awb, slt -> pocketsphinx `fast` (allennlp list-noise asr-fast-3voices)
+      noise_asr: noise(split, noisy + '/train_asr.json', 'asr-fast-3voices'),
+      // the spoken test set: XQuAD-en read by flite rms (a voice no training copy used), pocketsphinx default
+      xquad_asr: noise(data + '/xquad/xquad.en.json', noisy + '/xquad_asr_rms.json', 'asr-heldout-voice'),
+      study: {
+        needs: ['bidaf_clean', 'bidaf_augmented', 'minilm_clean', 'minilm_augmented', 'xquad_asr'],
+        job: { type: 'compare', study: 'recipes/robust_training/study.jsonnet', output: out + '/study', workers: 2 },
+        inputs: ['recipes/robust_training/study.jsonnet'],
+        outputs: [out + '/study/results.json'],
+      },
+      report: {
+        needs: ['study'],
+        job: { type: 'report', results: out + '/study/results.json', recipe: 'recipes/robust_training' },
+        outputs: ['recipes/robust_training/results.json'],
+      },
+    },
+    groups: { data: ['split', 'noise_keyboard', 'noise_misspelling', 'noise_back_translation', 'noise_asr', 'xquad_asr'] },
+  }
