@@ -106,9 +106,14 @@ class TorchThreadsCallback(TrainerCallback):
     `check_seconds` of training, so that a training alone keeps every core, and one beside a test
     suite, a noise job or a second training steps down to the cores left (and up again when they
     are free). With `threads` set, it uses that many throughout. An `OMP_NUM_THREADS` set in the
-    environment wins over both, so a run can ask for a number without editing the config. Nothing
-    else changes: the weights and the archive do not depend on it, and prediction and evaluation
-    outside training keep torch's default.
+    environment wins over both, so a run can ask for a number without editing the config. Prediction
+    and evaluation outside training keep torch's default.
+
+    The number of threads changes the order of floating-point sums, and a training at CPU scale
+    carries that into its weights (quickstart: 43.47 F1 on one thread, 42.79 on two, the same
+    config and seed): with `threads` unset, the result depends on the load. A run that must repeat
+    to the last digit fixes the number (`threads`, or `OMP_NUM_THREADS`); `training_record.json`
+    records the threads of every epoch either way (docs/install.md).
 
         trainer: { callbacks: [{ type: 'torch_threads' }] }              // the free cores
         trainer: { callbacks: [{ type: 'torch_threads', threads: 1 }] }  // one thread
