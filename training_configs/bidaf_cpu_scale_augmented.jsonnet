@@ -9,16 +9,11 @@
 // NOISY_TRAIN (default runs/noisy) is the folder of the copies. bidaf_cpu_scale_augmented_mix is
 // the variant that replaces questions instead of adding them.
 local base = import 'bidaf_cpu_scale.jsonnet';
-local noisy = std.extVar('NOISY_TRAIN');
+local noisy_copies = import 'lib/noisy_copies.libsonnet';
 
 base + {
   dataset_reader+: {
-    noisy_copies: {
-      asr: noisy + '/train_asr.json',
-      keyboard: noisy + '/train_keyboard.json',
-      misspelling: noisy + '/train_misspelling.json',
-      back_translation: noisy + '/train_back_translation.json',
-    },
+    noisy_copies: noisy_copies.copies(std.extVar('NOISY_TRAIN')),
     keep_clean: true,
     noise_schedule: [{ from_epoch: 0, share: 0.5 }],
     noise_seed: 13,

@@ -2,21 +2,16 @@
 // epoch each training question is drawn, by its id, clean or as one of its noisy copies made by
 // `allennlp noise` on the training split (ASR: 3 flite voices -> pocketsphinx `fast`; keyboard
 // typos; human misspellings; apertium back-translation). Validation stays clean (held-out
-// articles). Make the copies first (`bash recipes/robust_training/run.sh data`), then:
+// articles). Make the copies first (`allennlp recipe run robust_training data`), then:
 //   allennlp train training_configs/bidaf_cpu_scale_augmented_mix.jsonnet -s runs/bidaf_cpu_scale_augmented_mix
 // NOISY_TRAIN (default runs/noisy) is the folder of the copies. It keeps 40% of the questions clean
 // each epoch; bidaf_cpu_scale_augmented adds the noisy versions to the clean questions instead.
 local base = import 'bidaf_cpu_scale.jsonnet';
-local noisy = std.extVar('NOISY_TRAIN');
+local noisy_copies = import 'lib/noisy_copies.libsonnet';
 
 base + {
   dataset_reader+: {
-    noisy_copies: {
-      asr: noisy + '/train_asr.json',
-      keyboard: noisy + '/train_keyboard.json',
-      misspelling: noisy + '/train_misspelling.json',
-      back_translation: noisy + '/train_back_translation.json',
-    },
+    noisy_copies: noisy_copies.copies(std.extVar('NOISY_TRAIN')),
     // 40% clean, 60% noisy, the noisy share split evenly over the four interfaces
     noisy_copy_weights: { clean: 0.4, asr: 0.15, keyboard: 0.15, misspelling: 0.15, back_translation: 0.15 },
     noise_seed: 13,

@@ -6,13 +6,8 @@
 // model.tar.gz holds the weights of epoch 6. One command, from the repository root:
 //   SEED=1 allennlp train recipes/robust_training/bidaf_augmented.jsonnet -s runs/robust_training/bidaf_augmented_s1
 // SEED (1, 2, 3) sets every random seed and the noise seed; NOISY_TRAIN (default runs/noisy) is
-// the folder of the noisy copies (recipes/robust_training/run.sh makes them).
+// the folder of the noisy copies (the recipe's data steps make them).
 local twin = import 'bidaf_twin.libsonnet';
-local noisy = std.extVar('NOISY_TRAIN');
+local noisy_copies = import '../../training_configs/lib/noisy_copies.libsonnet';
 
-twin.config({
-  asr: noisy + '/train_asr.json',
-  keyboard: noisy + '/train_keyboard.json',
-  misspelling: noisy + '/train_misspelling.json',
-  back_translation: noisy + '/train_back_translation.json',
-})
+twin.config(noisy_copies.copies(std.extVar('NOISY_TRAIN')))

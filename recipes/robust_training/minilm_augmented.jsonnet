@@ -3,11 +3,6 @@
 // one of its noisy copies, as bidaf_augmented.jsonnet.
 //   SEED=1 allennlp train recipes/robust_training/minilm_augmented.jsonnet -s runs/robust_training/minilm_augmented_s1
 local twin = import 'minilm_twin.libsonnet';
-local noisy = std.extVar('NOISY_TRAIN');
+local noisy_copies = import '../../training_configs/lib/noisy_copies.libsonnet';
 
-twin.config({
-  asr: noisy + '/train_asr.json',
-  keyboard: noisy + '/train_keyboard.json',
-  misspelling: noisy + '/train_misspelling.json',
-  back_translation: noisy + '/train_back_translation.json',
-})
+twin.config(noisy_copies.copies(std.extVar('NOISY_TRAIN')))

@@ -9,6 +9,7 @@
 // resumed run trains on what a straight run trains on). Two trainings side by side: two
 // `allennlp recipe run robust_training STEP` in two shells.
 local data = std.extVar('SHARED_DATA');
+local noisy_copies = import '../../training_configs/lib/noisy_copies.libsonnet';
 
 function(runs='runs')
   local out = runs + '/robust_training';
@@ -25,7 +26,7 @@ function(runs='runs')
     seeds: seeds,
     threads: 1,
     card: card,
-    depends_on: ['split'] + (if copies then ['noise_' + kind for kind in ['keyboard', 'misspelling', 'back_translation', 'asr']] else []),
+    depends_on: ['split'] + (if copies then ['noise_' + kind for kind in noisy_copies.interfaces] else []),
   };
   {
     description: 'BiDAF and MiniLM QA trained on clean questions against their twins trained with noisy copies',
