@@ -34,7 +34,7 @@ system-deps:
 # the quickstart recipe: trains the small BiDAF on the embedded data, installs it as bidaf-quickstart,
 # and compares it on clean and keyboard-damaged questions (recipes/quickstart/README.md)
 demo: install
-	bash recipes/quickstart/run.sh
+	.venv/bin/allennlp recipe run quickstart
 
 # the tests run on two pytest-xdist workers (TEST_WORKERS=auto: one a core; an idle worker takes
 # tests queued for the other), each on one torch thread, and the 30 slowest are listed at the end.

@@ -68,7 +68,7 @@ _NESTED = re.compile(r'\{\s*\\?"(trainer|model|data_loader|validation_data_loade
 
 
 @pytest.mark.parametrize("relative", [
-    "recipes/quickstart/README.md", "recipes/quickstart/run.sh", "recipes/common.sh", "README.md",
+    "recipes/quickstart/README.md", "recipes/quickstart/recipe.jsonnet", "srcframework/commands/recipe.py", "README.md",
     *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
 ])
 def test_docs_and_recipes_give_overrides_dotted(relative):

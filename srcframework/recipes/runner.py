@@ -199,7 +199,7 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
         state = states.state(step)
         if state.status == FINISHED:
             say(f"skip {step.name}: {state.line()[len('skipped: '):]}")
-            if step.is_training and states.stamp(step) is None:
+            if states.stamp(step) is None:
                 stamp_step(states, step)
         else:
             say(f"{step.name}: {state.line()}")

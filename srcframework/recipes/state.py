@@ -12,8 +12,9 @@ When a step ends, the runner writes a **stamp** into the recipe's state folder
   has `metrics.json` (`srcframework.common.training_runs.finished`: a stopped one has an archive
   of its best epoch but no `metrics.json`), another step its stamp and its outputs as stamped. A
   committed file (a recipe's results.json) is not made by this clone: without a stamp its step is
-  to run. A finished training without a stamp (trained before the runner, or by hand) counts when
-  its `config.json` is the config the recipe gives now;
+  to run. What lies in the runs folder (never committed) was made here: outputs there without a
+  stamp (made before the runner) count as finished, and so does a finished training without a
+  stamp whose `config.json` is the config the recipe gives now; the next run stamps them;
 - **stale** when its outputs are there but its fingerprint has changed (its config, a file it
   reads, or the output of a need, which was made again);
 - **to resume** when a training stopped after an epoch (`allennlp train --recover`);
@@ -155,7 +156,10 @@ class StepStates:
         if missing:
             return StepState(step, TO_RUN, f"{missing[0]} is missing", fingerprint)
         if stamp is None:
-            return StepState(step, TO_RUN, f"{step.outputs[0]} was not made here", fingerprint)
+            elsewhere = [path for path in step.outputs if _outside(path, [self.runs])]
+            if elsewhere:
+                return StepState(step, TO_RUN, f"{elsewhere[0]} was not made here", fingerprint)
+            return StepState(step, FINISHED, "made before its stamp", fingerprint)
         if stamp.get("outputs") != output_fingerprints(step):
             return StepState(step, STALE, "its outputs changed since it made them", fingerprint)
         if stamp["fingerprint"] != fingerprint:

@@ -1,0 +1,107 @@
+"""Reading recipe.jsonnet (srcframework/recipes/recipe.py): trainings expand by seed, steps run in
+the order their needs give, names pick steps, and each bad recipe or name is one line; the report
+job copies a study's results into its recipe and fills the README; the work under way is what
+`allennlp recipe snapshot` saves."""
+import json
+
+import pytest
+
+from srcframework.common.errors import InputError
+from srcframework.recipes.jobs import RecipeJob
+from srcframework.recipes.recipe import load_recipe
+from srcframework.recipes.status import under_way
+from tests.conftest import FIXTURES, run_allennlp
+from tests.recipes.markdown_into_test import RESULTS
+
+TINY = str(FIXTURES / "recipes" / "tiny")
+
+
+def write(folder, text):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "recipe.jsonnet").write_text(text)
+    return str(folder)
+
+
+def test_the_fixture_recipe_expands_seeds_and_orders_by_needs():
+    recipe = load_recipe(TINY, runs="out")
+    assert [step.name for step in recipe.steps] == ["first", "second_s1", "study"]
+    second = recipe.step("second_s1")
+    assert second.folder == "out/tiny/second_s1" and second.env == {"SEED": "1"} and second.card == "bidaf-cpu-scale"
+    assert second.needs == ("first",) and recipe.step("study").needs == ("first", "second_s1")
+    assert recipe.select(["second"]) == ["second_s1"] and recipe.select(["train"]) == ["first", "second_s1"]
+    assert recipe.until(recipe.select([]), "second") == ["first", "second_s1"]
+
+
+def test_the_real_recipes_load_with_their_groups():
+    robust = load_recipe("robust_training")
+    assert robust.select(["bidaf_clean"]) == ["bidaf_clean_s1", "bidaf_clean_s2", "bidaf_clean_s3"]
+    assert [step.card for step in robust.steps if step.card] == [
+        "bidaf-noise-augmented", "bidaf-clean", "minilm-qa-noise-augmented", "minilm-qa-clean"]
+    e2e = load_recipe("e2e_cpu")
+    assert e2e.step("e2e_finetune_s2").needs == ("e2e_s2",)
+    names = [step.name for step in e2e.steps]
+    assert names.index("pretrain") > names.index("split_ids") and names[-2:] == ["study", "report"]
+    paper = load_recipe("squad_src_paper")
+    assert "check_overfit" not in paper.select([]) and paper.select(["check"])[-1] == "check_overfit"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{ trainings: { a: { config: 'c.jsonnet' } } }", "recipe bad, training a: needs a `folder` path"),
+    ("{ trainings: { a: { config: 'c', folder: 'f', seeds: [1, 2] } } }", "recipe bad, training a: with several seeds, `folder` holds {seed}"),
+    ("{ trainings: { a: { config: 'c', folder: 'f', colour: 1 } } }", "recipe bad, training a: unknown key 'colour'"),
+    ("{ steps: { s: { outputs: ['o'] } } }", "recipe bad, step s: give a `command` (a list of arguments) or a `job`"),
+    ("{ steps: { s: { command: ['true'] } } }", "recipe bad, step s: name its `outputs` (what says it is done)"),
+    ("{ steps: { s: { command: ['true'], outputs: ['o'], needs: ['t'] } } }",
+     "recipe bad, step s: needs 't', which the recipe does not declare"),
+    ("{ steps: { s: { command: ['true'], outputs: ['o'], needs: ['t'] }, t: { command: ['true'], outputs: ['p'], needs: ['s'] } } }",
+     "recipe bad: the needs of s, t go round in a circle"),
+    ("{ trainings: ", "cannot evaluate the recipe"),
+])
+def test_a_bad_recipe_is_one_line(tmp_path, text, message):
+    with pytest.raises(InputError) as error:
+        load_recipe(write(tmp_path / "bad", text))
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_unknown_recipes_steps_and_overrides_are_one_line(tmp_path):
+    for arguments, line in [
+        (("recipe", "run", "quickstrat"), "error: no recipe 'quickstrat'; did you mean quickstart? (recipes: "),
+        (("recipe", "run", "quickstart", "studdy"), "error: recipe quickstart: no step 'studdy'; did you mean study?"),
+        (("recipe", "run", "quickstart", "-o", "{trainer"), "error: -o: not a JSON object:"),
+        (("recipe", "run", "quickstart", "--threads", "0"), "error: --threads must be at least 1, not 0"),
+        (("recipe", "run", "quickstart", "report", "--runs", tmp_path),
+         "error: recipe quickstart: report needs study, which has not finished; run `allennlp recipe run quickstart study` first"),
+    ]:
+        ran = run_allennlp(*arguments)
+        assert ran.returncode == 1 and ran.stderr.strip().splitlines()[-1].startswith(line), ran.stderr[-1000:]
+
+
+def test_list_names_every_recipe_and_its_steps():
+    ran = run_allennlp("recipe", "list")
+    assert ran.returncode == 0
+    assert "quickstart: a small BiDAF on the embedded data" in ran.stdout and "  steps: quickstart study report" in ran.stdout
+
+
+def test_the_report_job_copies_the_results_and_fills_the_readme(tmp_path):
+    recipe = tmp_path / "recipe"
+    recipe.mkdir()
+    (recipe / "README.md").write_text("<!-- results:study -->\nNot yet run here.\n<!-- /results:study -->\n")
+    missing = RecipeJob.by_name("report")(results=str(tmp_path / "none.json"), recipe=str(recipe), cards=False)
+    with pytest.raises(InputError, match="missing .*none.json: run the study step first"):
+        missing.run()
+    (tmp_path / "results.json").write_text(json.dumps(RESULTS))
+    RecipeJob.by_name("report")(results=str(tmp_path / "results.json"), recipe=str(recipe), cards=False).run()
+    assert json.loads((recipe / "results.json").read_text()) == RESULTS
+    assert "Not yet run here" not in (recipe / "README.md").read_text()
+
+
+def test_under_way_is_a_stopped_training_or_a_journaled_output(tmp_path):
+    runs = tmp_path / "runs"
+    recipe = load_recipe(TINY, runs=str(runs))
+    assert under_way(recipe) == []
+    first = runs / "tiny" / "first"
+    first.mkdir(parents=True)
+    (first / "model_state_e1_b0.th").write_bytes(b"")
+    (runs / "tiny" / "study").mkdir()
+    (runs / "tiny" / "study" / "results.json.journal-0-of-1.jsonl").write_text("{}\n")
+    assert under_way(recipe) == [str(first), str(runs / "tiny" / "study" / "results.json")]
