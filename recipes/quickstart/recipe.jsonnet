@@ -4,6 +4,7 @@
 //   allennlp recipe run quickstart                 # train, study, report
 //   allennlp recipe run quickstart bidaf --dry-run # what would run, and why
 //   allennlp recipe run quickstart -o '{"trainer.num_epochs": 1}'   # a smoke run
+//   allennlp recipe run quickstart release         # its archive, slimmed, into models/ (commit it)
 function(runs='runs') {
   description: 'a small BiDAF on the embedded data, on clean and keyboard-damaged questions',
   trainings: {
@@ -19,6 +20,13 @@ function(runs='runs') {
       job: { type: 'compare', study: 'recipes/quickstart/study.jsonnet', output: runs + '/quickstart/study' },
       inputs: ['recipes/quickstart/study.jsonnet'],
       outputs: [runs + '/quickstart/study/results.json'],
+    },
+    // a slim copy of the archive in models/ (`allennlp models release`): named, never by default
+    release: {
+      needs: ['quickstart'],
+      job: { type: 'release', card: 'bidaf-quickstart', archive: runs + '/quickstart/model.tar.gz' },
+      outputs: ['models/bidaf-quickstart.tar.gz'],
+      optional: true,
     },
     report: {
       needs: ['study'],

@@ -76,7 +76,10 @@ def run_list(args: argparse.Namespace) -> list:
     for name in names:
         recipe = load_recipe(name)
         print(f"{name}: {recipe.description}")
-        print(f"  steps: {' '.join(step.name for step in recipe.steps)}")
+        print(f"  steps: {' '.join(step.name for step in recipe.steps if not step.optional)}")
+        optional = [step.name for step in recipe.steps if step.optional]
+        if optional:
+            print(f"  when named: {' '.join(optional)}")
     return names
 
 

@@ -3,6 +3,8 @@
 - `compare`: `allennlp compare STUDY -o OUTPUT` in this process;
 - `transcribe`: `allennlp transcribe FOLDER OUTPUT --recognizer ...` in this process, the
   recognizer's `decoder` optionally read from a decoder-tuning result (`allennlp tune-ctc-decoder`);
+- `release`: a slim copy of a card's finished training in the repository's models/ (`allennlp
+  models release`), the card's sha256 and size filled in;
 - `report`: a study's results.json copied into the recipe, its README's tables filled, then the
   model cards' figures and README's models table (what `allennlp models metrics --all` and
   `allennlp models table --into README.md` do).
@@ -85,6 +87,29 @@ class TranscribeJob(RecipeJob):
             recognizer["decoder"] = read_json(self.decoder_from, f"missing {self.decoder_from}: run the decoder tuning first")["decoder"]
         folder = SquadSrcFolder(self.folder, split=self.split, squad_file=self.squad)
         transcribe(folder, self.output, TranscriptionSettings(recognizer, self.workers, progress=False))
+
+
+@RecipeJob.register("release")
+class ReleaseJob(RecipeJob):
+    """
+    # Parameters
+
+    card : `str`
+        The model card id.
+    archive : `str`, optional
+        The finished training's archive (default: the card's `output`).
+    float16 : `bool`, optional (default = `False`)
+        Weights in half precision (for an archive over the size limit).
+    """
+
+    def __init__(self, card: str, archive: Optional[str] = None, float16: bool = False) -> None:
+        self.card, self.archive, self.float16 = card, archive, float16
+
+    def run(self) -> None:
+        from srcframework.release import release
+
+        done = release(self.card, self.archive, float16=self.float16)
+        logger.info("released %s: %s", self.card, done)
 
 
 @RecipeJob.register("report")

@@ -10,7 +10,7 @@ from srcframework.common.errors import InputError
 from srcframework.recipes.jobs import RecipeJob
 from srcframework.recipes.recipe import load_recipe
 from srcframework.recipes.status import under_way
-from tests.conftest import FIXTURES, run_allennlp
+from tests.conftest import FIXTURES
 from tests.recipes.markdown_into_test import RESULTS
 
 TINY = str(FIXTURES / "recipes" / "tiny")
@@ -61,25 +61,6 @@ def test_a_bad_recipe_is_one_line(tmp_path, text, message):
     with pytest.raises(InputError) as error:
         load_recipe(write(tmp_path / "bad", text))
     assert message in str(error.value) and "\n" not in str(error.value)
-
-
-def test_unknown_recipes_steps_and_overrides_are_one_line(tmp_path):
-    for arguments, line in [
-        (("recipe", "run", "quickstrat"), "error: no recipe 'quickstrat'; did you mean quickstart? (recipes: "),
-        (("recipe", "run", "quickstart", "studdy"), "error: recipe quickstart: no step 'studdy'; did you mean study?"),
-        (("recipe", "run", "quickstart", "-o", "{trainer"), "error: -o: not a JSON object:"),
-        (("recipe", "run", "quickstart", "--threads", "0"), "error: --threads must be at least 1, not 0"),
-        (("recipe", "run", "quickstart", "report", "--runs", tmp_path),
-         "error: recipe quickstart: report needs study, which has not finished; run `allennlp recipe run quickstart study` first"),
-    ]:
-        ran = run_allennlp(*arguments)
-        assert ran.returncode == 1 and ran.stderr.strip().splitlines()[-1].startswith(line), ran.stderr[-1000:]
-
-
-def test_list_names_every_recipe_and_its_steps():
-    ran = run_allennlp("recipe", "list")
-    assert ran.returncode == 0
-    assert "quickstart: a small BiDAF on the embedded data" in ran.stdout and "  steps: quickstart study report" in ran.stdout
 
 
 def test_the_report_job_copies_the_results_and_fills_the_readme(tmp_path):
