@@ -1,11 +1,10 @@
 // The cascade on XQuAD-en (recipes/cascade/README.md): the 1,190 questions read by flite kal16 and
 // transcribed by pocketsphinx (its default search), answered by text QA models trained on typed
-// questions, against the same models on the typed questions. recipes/cascade/run.sh makes the
-// spoken folder and the transcripts, trains the models and installs them in the models folder
-// under their model card ids (`allennlp models`), then runs
+// questions, against the same models on the typed questions. `allennlp recipe run cascade` makes
+// the spoken folder and the transcripts, trains the models its recipe.jsonnet declares and
+// installs them in the models folder under their model card ids (`allennlp models`), then runs
 //   allennlp compare recipes/cascade/study.jsonnet -o runs/cascade/study
-// Variables: CASCADE_MODELS (default 'bidaf,minilm,minilm_2400': which of the models below),
-// SHARED_DATA (../shared/data).
+// Variables: SHARED_DATA (../shared/data).
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
 local trainings = (import 'recipe.jsonnet')().trainings;

@@ -13,11 +13,11 @@
 // passes) at most. At the end the `save_speecht5_ctc` callback writes
 // SERIALIZATION_DIR/speecht5_ctc with the best epoch's weights, which the `speecht5` question
 // encoder (e2e_speecht5_ctc.jsonnet) and the `speecht5_ctc` recognizer load.
-// From the repository root, `bash recipes/e2e_cpu/run.sh speech` makes the spoken folders
+// From the repository root, `allennlp recipe run e2e_cpu speech` makes the spoken folders
 // (allennlp synthesize-speech with the voice sets training-1, -2, -3; split_spoken_ids.py), then
 //   allennlp train recipes/e2e_cpu/speecht5_ctc_pretrain.jsonnet -s runs/speecht5_ctc
 // A stopped run goes on with `allennlp train ... -s runs/speecht5_ctc --recover` from its last
-// completed epoch (the recipe's run.sh does this): AllenNLP re-reads, without training on them,
+// completed epoch (`allennlp recipe run e2e_cpu pretrain` does this): AllenNLP re-reads, without training on them,
 // the batches of the completed epochs (the audio is read and perturbed again: a few minutes an
 // epoch here), so the loader goes on at the third of the data where the run stopped,
 // and `reader_epoch` makes every read draw the perturbation a straight run draws. The readers

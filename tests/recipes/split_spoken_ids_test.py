@@ -83,4 +83,4 @@ def test_by_default_the_articles_the_text_configs_hold_out_validate(tmp_path):
     reader = DatasetReader.from_params(Params({"type": "squad_v1", "articles": "held_out"}))
     read = {instance["metadata"]["id"] for instance in reader.read(str(squad))}
     assert read and SCRIPT.held_out_ids(str(squad)) == read
-    assert "--held-out-articles" not in (ROOT / "recipes" / "e2e_cpu" / "run.sh").read_text()
+    assert "--held-out-articles" not in (ROOT / "recipes" / "e2e_cpu" / "recipe.jsonnet").read_text()
