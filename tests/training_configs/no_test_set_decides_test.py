@@ -13,7 +13,8 @@ from srcframework.config_defaults import DEFAULTS
 from tests.conftest import ROOT
 
 CONFIGS = sorted(
-    [p for p in (ROOT / "training_configs").glob("*.jsonnet")] + [p for p in (ROOT / "recipes").glob("*/*.jsonnet") if p.name != "study.jsonnet"]
+    [p for p in (ROOT / "training_configs").glob("*.jsonnet")]
+    + [p for p in (ROOT / "recipes").glob("*/*.jsonnet") if not p.name.startswith("study") and p.name != "recipe.jsonnet"]
 )
 # files that are test sets wherever they appear (SQuAD dev holds XQuAD's paragraphs)
 TEST_SET = re.compile(r"xquad|noiseqa|fid2qid_dev|data/default/dev\.json|dev-v1\.1\.json")
