@@ -24,7 +24,7 @@ from srcframework.common.errors import InputError
 from srcframework.common.training_runs import finished
 from srcframework.recipes.jobs import RecipeJob
 from srcframework.recipes.recipe import Recipe, Step
-from srcframework.recipes.state import FINISHED, RESUME, STALE, TO_RUN, StepState, StepStates, stamp_step, step_environment
+from srcframework.recipes.state import FINISHED, RESUME, STALE, TO_RUN, StepState, StepStates, stamp_path, stamp_step, step_environment
 
 
 def say(text: str) -> None:
@@ -89,6 +89,24 @@ def _environment(variables: Dict[str, str], threads: Optional[int]) -> Iterator[
         os.environ.clear()
         os.environ.update(saved)
         torch.set_num_threads(saved_threads)
+
+
+@contextlib.contextmanager
+def _step_lock(recipe: Recipe, runs: str, step: Step) -> Iterator[None]:
+    """Holds the lock of a step while it runs, so that a second run of the same step stops at once."""
+    from srcframework.common.journal import JournalBusy, JournalLock, lock_holder
+
+    path = stamp_path(recipe, runs, step)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        lock = JournalLock(path).__enter__()
+    except JournalBusy:
+        raise InputError(f"recipe {recipe.name}: {step.name} is running in {lock_holder(path) or 'another process'}; "
+                         "wait for it to end") from None
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
 
 
 def restore_snapshot(path: str) -> None:
@@ -203,11 +221,12 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
                 stamp_step(states, step)
         else:
             say(f"{step.name}: {state.line()}")
-            if step.is_training:
-                _train(recipe, step, states, state, threads)
-            else:
-                _run_other(recipe, step, threads)
-            stamp_step(states, step)
+            with _step_lock(recipe, runs, step):
+                if step.is_training:
+                    _train(recipe, step, states, state, threads)
+                else:
+                    _run_other(recipe, step, threads)
+                stamp_step(states, step)
         if step.is_training:
             install_card(step)
     return planned

@@ -7,12 +7,13 @@ from typing import List
 
 from srcframework.common.training_runs import finished
 from srcframework.recipes.recipe import Recipe
-from srcframework.recipes.state import RESUME, StepStates
+from srcframework.recipes.state import RESUME, StepStates, stamp_path
 
 
 def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> List[str]:
     """One line a step (`NAME  STATUS  why`), the learning curve of each training under way and
     where each card the recipe installs stands."""
+    from srcframework.common.journal import lock_holder
     from srcframework.pretrained import installed_path
     from srcframework.reports.training_curve import default_metrics, markdown_table, read_training_curve
 
@@ -21,7 +22,9 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> Lis
     lines = [f"recipe {recipe.name}: {recipe.description}".rstrip(": ")]
     for step in recipe.steps:
         state = states.state(step)
-        lines.append(f"  {step.name:<{width}}  {state.line()}" + ("  (optional: runs when named)" if step.optional else ""))
+        running = lock_holder(stamp_path(recipe, runs, step))
+        note = f"  (running: {running})" if running else ("  (optional: runs when named)" if step.optional else "")
+        lines.append(f"  {step.name:<{width}}  {state.line()}{note}")
         if state.status == RESUME:
             curve = read_training_curve(step.folder)
             table = markdown_table(curve, default_metrics([curve]))

@@ -86,3 +86,22 @@ def test_under_way_is_a_stopped_training_or_a_journaled_output(tmp_path):
     (runs / "tiny" / "study").mkdir()
     (runs / "tiny" / "study" / "results.json.journal-0-of-1.jsonl").write_text("{}\n")
     assert under_way(recipe) == [str(first), str(runs / "tiny" / "study" / "results.json")]
+
+
+def test_a_step_running_elsewhere_stops_a_second_run_and_status_says_so(tmp_path):
+    import os
+
+    from srcframework.common.journal import JournalLock
+    from srcframework.recipes.runner import run_recipe
+    from srcframework.recipes.state import stamp_path
+    from srcframework.recipes.status import status_lines
+
+    runs = str(tmp_path / "runs")
+    recipe = load_recipe(TINY, runs=runs)
+    path = stamp_path(recipe, runs, recipe.step("first"))
+    os.makedirs(os.path.dirname(path))
+    with JournalLock(path):
+        with pytest.raises(InputError, match=rf"recipe tiny: first is running in process {os.getpid()}, since .*; wait for it to end"):
+            run_recipe(recipe, ["first"], runs=runs)
+        assert any(line.startswith("  first      to run: not started  (running: process ") for line in status_lines(recipe, runs))
+    assert not (tmp_path / "runs" / "tiny" / "first").exists()
