@@ -79,6 +79,12 @@ COMPONENT_PAGES: Dict[str, Tuple[str, str, Tuple[str, ...]]] = {
             "srcframework.speech.engines.Translator",
         ),
     ),
+    "api/recipes.md": (
+        "Recipe jobs",
+        "What a step of `recipes/NAME/recipe.jsonnet` runs in the `allennlp recipe run` process: "
+        "`job: {type: NAME, ...}` with the parameters below. See [Configs](../configs.md).",
+        ("srcframework.recipes.jobs.RecipeJob",),
+    ),
 }
 
 # modules documented member by member on api/python.md
