@@ -6,7 +6,8 @@ epoch; before it starts, the repository's snapshot of its folder is put back, `a
 restore`), with the overrides `-o` given to every training, then its archive installed in the
 models folder under its card id; a command in a process of its own with this installation's
 `allennlp` and `python`; a registered job in this process. Each step that ends is stamped with its
-fingerprint (`srcframework.recipes.state`), so the next run skips it until what it reads changes.
+fingerprint (`srcframework.recipes.state`), so the next run skips it until what it reads changes;
+a stale training's folder is kept as `FOLDER.stale-N` before the training starts again.
 """
 import contextlib
 import copy
@@ -138,6 +139,9 @@ def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, thr
         states.forget(step)
         state = states.state(step)
     recover = state.status == RESUME
+    if state.status == STALE:
+        kept = _set_aside(step.folder)
+        say(f"{step.name}: the stale run is kept as {kept}")
     os.makedirs(os.path.dirname(os.path.abspath(step.folder)), exist_ok=True)
     mode = f"--recover from epoch {state.epochs_done}" if recover else "-f"
     say(f"train {step.config} -> {step.folder} ({mode})")
@@ -146,6 +150,16 @@ def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, thr
     if not finished(step.folder):
         raise InputError(f"recipe {recipe.name}: {step.name} stopped before its end; run it again to resume it")
     say(f"done {step.folder}")
+
+
+def _set_aside(folder: str) -> str:
+    """Renames a stale training's folder to `FOLDER.stale-N` (the first N free), so that training
+    it again deletes nothing; returns the new name."""
+    number = 1
+    while os.path.exists(f"{folder}.stale-{number}"):
+        number += 1
+    os.rename(folder, f"{folder}.stale-{number}")
+    return f"{folder}.stale-{number}"
 
 
 def _command(step: Step) -> List[str]:

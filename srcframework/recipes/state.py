@@ -27,6 +27,7 @@ from typing import Dict, Optional
 
 from allennlp.common import Params
 
+from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import named_files, path_fingerprint, read_json, text_sha256
 from srcframework.common.training_runs import CONFIG_NAME, METRICS_NAME, finished, run_state
 from srcframework.recipes.recipe import Recipe, Step
@@ -67,11 +68,11 @@ def step_environment(recipe: Recipe, step: Step) -> Dict[str, str]:
 def training_config(recipe: Recipe, step: Step, overrides: str = "") -> dict:
     """The config of a training step as `allennlp train` saves it into config.json."""
     if not os.path.isfile(step.config):
-        raise FileNotFoundError(f"recipe {recipe.name}, training {step.name}: no config {step.config}")
+        raise InputFileNotFound(f"recipe {recipe.name}, training {step.name}: no config {step.config}")
     try:
         params = Params.from_file(step.config, params_overrides=overrides or "", ext_vars=step_environment(recipe, step))
     except RuntimeError as err:
-        raise ValueError(f"{step.config}: cannot evaluate the config: {str(err).splitlines()[0]}") from None
+        raise InputError(f"{step.config}: cannot evaluate the config: {str(err).splitlines()[0]}") from None
     return params.as_dict(quiet=True)
 
 

@@ -3,7 +3,7 @@ trainings of the tiny BiDAF, the second after the first, and one study): `--dry-
 would run and why; a run trains, installs each card, runs the study and stamps each step; the next
 run skips each step by its fingerprint; the overrides reach every training; a training stopped
 between epochs is resumed with --recover; a need made again, or a study file changed, makes the
-steps after it stale, and they run again."""
+steps after it stale, and they run again (a stale training's folder kept aside)."""
 import json
 import shutil
 
@@ -88,6 +88,12 @@ def test_run_skip_by_fingerprint_and_overrides_to_every_training(tmp_path, model
     status = run_allennlp("recipe", "status", TINY, "--runs", runs)
     assert "  study      skipped: finished" in status.stdout  # its needs are not made again yet
     assert f"card bidaf-cpu-scale: installed {models}/bidaf-cpu-scale.tar.gz" in status.stdout
+    # trained again, the stale run is kept aside, not deleted
+    ran = run_allennlp("recipe", "run", TINY, "first", "--runs", runs)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    kept = tmp_path / "runs" / "tiny" / "first.stale-1"
+    assert f"first: the stale run is kept as {kept}" in ran.stdout and (kept / "metrics.json").is_file()
+    assert json.loads((tmp_path / "runs" / "tiny" / "first" / "config.json").read_text())["trainer"]["num_epochs"] == 2
 
 
 @pytest.mark.slow
