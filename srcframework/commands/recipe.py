@@ -42,12 +42,14 @@ class RecipeCommand(Subcommand):
         running.add_argument("--dry-run", action="store_true", help="print what would run and why; run nothing")
         running.add_argument("--until", help="stop after this step")
         running.add_argument("--threads", type=int, help="torch threads of every training and command")
+        running.add_argument("--snapshots", help="restore snapshots from this folder (default: models/snapshots)")
         _common(running)
         running.set_defaults(func=run_run)
 
         snapshot = actions.add_parser("snapshot", help="the recipe's trainings and jobs under way into models/snapshots")
         snapshot.add_argument("recipe", help="a recipe of recipes/, or a recipe folder")
         snapshot.add_argument("--runs", default="runs", help="the folder the recipe's outputs go under (default: runs)")
+        snapshot.add_argument("--snapshots", help="save into this folder (default: models/snapshots)")
         snapshot.set_defaults(func=run_snapshot)
         return subparser
 
@@ -94,13 +96,14 @@ def run_run(args: argparse.Namespace) -> list:
     _check_overrides(args.overrides)
     recipe = load_recipe(args.recipe, runs=args.runs)
     return run_recipe(recipe, args.steps, runs=args.runs, overrides=args.overrides, until=args.until,
-                      threads=args.threads, dry_run=args.dry_run)
+                      threads=args.threads, dry_run=args.dry_run, snapshots=args.snapshots)
 
 
 def run_snapshot(args: argparse.Namespace) -> list:
-    records = snapshot_under_way(load_recipe(args.recipe, runs=args.runs))
+    records = snapshot_under_way(load_recipe(args.recipe, runs=args.runs), args.snapshots)
+    where = args.snapshots or "models/snapshots"
     for record in records:
-        print(f"saved {record['name']} ({record['source']}): commit models/snapshots/{record['name']}.tar.gz and .json")
+        print(f"saved {record['name']} ({record['source']}): commit {where}/{record['name']}.tar.gz and .json")
     if not records:
         print("nothing under way")
     return records

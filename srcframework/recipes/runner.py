@@ -110,11 +110,12 @@ def _step_lock(recipe: Recipe, runs: str, step: Step) -> Iterator[None]:
         lock.__exit__(None, None, None)
 
 
-def restore_snapshot(path: str) -> None:
-    """Puts back the repository's snapshot of a training folder or job output, where there is one."""
+def restore_snapshot(path: str, snapshots: Optional[str] = None) -> None:
+    """Puts back the snapshot of a training folder or job output (from `snapshots`, default the
+    repository's models/snapshots), where there is one."""
     from srcframework.training import snapshot
 
-    record = snapshot.restore(path)
+    record = snapshot.restore(path, folder=snapshots)
     if record is not None and record.get("restored"):
         say(f"restored the snapshot {record['name']} into {path}")
 
@@ -131,11 +132,12 @@ def install_card(step: Step) -> None:
     say(f"installed {step.card}: {install(step.card, step.archive)}")
 
 
-def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, threads: Optional[int]) -> None:
+def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, threads: Optional[int],
+           snapshots: Optional[str]) -> None:
     from allennlp.commands.train import train_model
 
     if state.status in (TO_RUN, RESUME):
-        restore_snapshot(step.folder)
+        restore_snapshot(step.folder, snapshots)
         states.forget(step)
         state = states.state(step)
     recover = state.status == RESUME
@@ -171,13 +173,13 @@ def _command(step: Step) -> List[str]:
     return list(step.command)
 
 
-def _run_other(recipe: Recipe, step: Step, threads: Optional[int]) -> None:
+def _run_other(recipe: Recipe, step: Step, threads: Optional[int], snapshots: Optional[str]) -> None:
     for output in step.outputs:
         folder = os.path.dirname(output)
         if folder:
             os.makedirs(folder, exist_ok=True)
         if not os.path.exists(output):
-            restore_snapshot(output)  # a journaled job's journals, carried from another machine
+            restore_snapshot(output, snapshots)  # a journaled job's journals, carried from another machine
     if step.job is not None:
         say(f"{step.name}: {step.job['type']} job")
         job = RecipeJob.from_params(Params(copy.deepcopy(step.job)))
@@ -197,7 +199,7 @@ def _run_other(recipe: Recipe, step: Step, threads: Optional[int]) -> None:
 
 
 def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: str = "", until: Optional[str] = None,
-               threads: Optional[int] = None, dry_run: bool = False) -> List[Planned]:
+               threads: Optional[int] = None, dry_run: bool = False, snapshots: Optional[str] = None) -> List[Planned]:
     """
     Runs the steps `names` pick (every step that is not optional when none), in order.
 
@@ -216,6 +218,8 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
         Torch threads of every training and command (default: each training's `threads`).
     dry_run : `bool`, optional (default = `False`)
         Print what would run and why, and run nothing.
+    snapshots : `str`, optional
+        The snapshots folder a training's or job's snapshot is restored from (default: models/snapshots).
     """
     if threads is not None and threads < 1:
         raise InputError(f"--threads must be at least 1, not {threads}")
@@ -237,9 +241,9 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
             say(f"{step.name}: {state.line()}")
             with _step_lock(recipe, runs, step):
                 if step.is_training:
-                    _train(recipe, step, states, state, threads)
+                    _train(recipe, step, states, state, threads, snapshots)
                 else:
-                    _run_other(recipe, step, threads)
+                    _run_other(recipe, step, threads, snapshots)
                 stamp_step(states, step)
         if step.is_training:
             install_card(step)

@@ -3,7 +3,7 @@ learning curve of each training under way and the card ids it installs; and the 
 carried into the repository's snapshots (`srcframework.training.snapshot`)."""
 import glob
 import os
-from typing import List
+from typing import List, Optional
 
 from srcframework.common.training_runs import finished
 from srcframework.recipes.recipe import Recipe
@@ -53,8 +53,9 @@ def under_way(recipe: Recipe) -> List[str]:
     return found
 
 
-def snapshot_under_way(recipe: Recipe) -> List[dict]:
-    """Snapshots each training and journaled job of `recipe` under way into models/snapshots."""
+def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None) -> List[dict]:
+    """Snapshots each training and journaled job of `recipe` under way into `snapshots` (default:
+    the repository's models/snapshots)."""
     from srcframework.training import snapshot
 
-    return [snapshot.save(path) for path in under_way(recipe)]
+    return [snapshot.save(path, folder=snapshots) for path in under_way(recipe)]

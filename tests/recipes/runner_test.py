@@ -2,7 +2,7 @@
 trainings of the tiny BiDAF, the second after the first, and one study): `--dry-run` says what
 would run and why; a run trains, installs each card, runs the study and stamps each step; the next
 run skips each step by its fingerprint; the overrides reach every training; a training stopped
-between epochs is resumed with --recover; a need made again, or a study file changed, makes the
+between epochs is resumed with --recover, also from its snapshot where its folder is gone; a need made again, or a study file changed, makes the
 steps after it stale, and they run again (a stale training's folder kept aside)."""
 import json
 import shutil
@@ -114,9 +114,16 @@ def test_a_training_stopped_between_epochs_resumes_and_the_study_waits(tmp_path,
     blocked = run_allennlp("recipe", "run", TINY, "study", "--runs", runs, "-o", stop)
     assert blocked.returncode == 1 and blocked.stderr.strip().splitlines()[-1] == (
         "error: recipe tiny: study needs first, which has not finished; run `allennlp recipe run tiny first` first (or name both)")
+    # carried to another machine: the snapshot of the stopped training, and a clone without its folder
+    snapshots = tmp_path / "snapshots"
+    saved = run_allennlp("recipe", "snapshot", TINY, "--runs", runs, "--snapshots", snapshots)
+    assert saved.returncode == 0 and f"({first})" in saved.stdout, saved.stderr[-2000:]
+    shutil.rmtree(first)
+    assert recipe_lines(runs, "--dry-run", "-o", stop)[0] == "first      to run: not started"
     monkeypatch.setitem(STOPPING, "on", False)
-    ran = run_allennlp("recipe", "run", TINY, "--runs", runs, "--until", "first", "-o", stop)
+    ran = run_allennlp("recipe", "run", TINY, "--runs", runs, "--until", "first", "-o", stop, "--snapshots", snapshots)
     assert ran.returncode == 0, ran.stderr[-3000:]
+    assert "restored the snapshot" in ran.stdout
     assert "(--recover from epoch 1)" in ran.stdout and "second_s1" not in ran.stdout
     assert (first / "metrics.json").is_file() and (models / "bidaf-quickstart.tar.gz").is_file()
 
