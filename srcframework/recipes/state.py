@@ -145,7 +145,7 @@ class StepStates:
         return self._fingerprints[step.name]
 
     def forget(self, step: Step) -> None:
-        """Work a step's fingerprint and those after it out anew (after it ran)."""
+        """Work the fingerprints out anew (`step` ran, so its own and those after it change)."""
         self._fingerprints.clear()
 
     def state(self, step: Step) -> StepState:
@@ -183,12 +183,10 @@ class StepStates:
                 difference = config_difference(self.config(step), saved)
                 why = f"stale: {difference}" if difference else self._what_changed(step, stamp)
                 return StepState(step, STALE, why, fingerprint, run.epochs_done)
-            if saved == self.config(step) and not step.needs:
+            difference = config_difference(self.config(step), saved)
+            if difference is None:  # trained before the runner, or by another recipe that declares it too
                 return StepState(step, FINISHED, "trained before its stamp", fingerprint, run.epochs_done)
-            if saved == self.config(step):
-                return StepState(step, STALE, "stale: trained without a stamp of what its needs made", fingerprint, run.epochs_done)
-            return StepState(step, STALE, f"stale: {step.folder}/{CONFIG_NAME} is not the config the recipe gives now",
-                             fingerprint, run.epochs_done)
+            return StepState(step, STALE, f"stale: {difference}", fingerprint, run.epochs_done)
         if run.epochs_done and os.path.isfile(os.path.join(step.folder, CONFIG_NAME)):
             return StepState(step, RESUME, f"epoch {run.epochs_done} of {run.num_epochs or '?'}", fingerprint, run.epochs_done)
         return StepState(step, TO_RUN, "not started", fingerprint)

@@ -3,7 +3,8 @@ trainings of the tiny BiDAF, the second after the first, and one study): `--dry-
 would run and why; a run trains, installs each card, runs the study and stamps each step; the next
 run skips each step by its fingerprint; the overrides reach every training; a training stopped
 between epochs is resumed with --recover, also from its snapshot where its folder is gone; a need made again, or a study file changed, makes the
-steps after it stale, and they run again (a stale training's folder kept aside)."""
+steps after it stale, and they run again (a stale training's folder kept aside); what the runs
+folder holds without stamps (made before the runner) is skipped and stamped."""
 import json
 import shutil
 
@@ -138,6 +139,14 @@ def test_a_changed_study_file_or_a_need_made_again_runs_the_study_again(tmp_path
                            .replace("'tests/fixtures/", f"'{FIXTURES}/"))
     ran = run_allennlp("recipe", "run", str(folder), "--runs", runs, "-o", ONE_EPOCH, cwd=ROOT)
     assert ran.returncode == 0, ran.stderr[-3000:]
+    # made before the runner stamped them (the stamps gone): what lies in the runs folder counts
+    shutil.rmtree(tmp_path / "runs" / ".recipes")
+    assert [line.split(", fingerprint ")[0] + " " + line.split(" (")[-1] for line in recipe_lines_of(folder, runs)] == [
+        "first      skipped: finished trained before its stamp)", "second_s1  skipped: finished trained before its stamp)",
+        "study      skipped: finished made before its stamp)"]
+    again = run_allennlp("recipe", "run", str(folder), "--runs", runs, "-o", ONE_EPOCH)
+    assert again.returncode == 0 and "train " not in again.stdout
+    assert all(" (" not in line for line in recipe_lines_of(folder, runs))  # stamped now
     study = folder / "study.jsonnet"
     study.write_text(study.read_text().replace("batch_size: 3", "batch_size: 2"))
     assert recipe_lines_of(folder, runs)[-1] == "study      to run: stale: its config, command or input files changed"
