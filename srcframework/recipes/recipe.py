@@ -90,6 +90,8 @@ class Recipe:
                 picked.add(name)
             elif name in self.groups:
                 picked.update(self.groups[name])
+            elif name in ("status", "snapshot", "list"):  # what run.sh took as steps before
+                raise InputError(f"recipe {self.name}: {name} is not a step; run `allennlp recipe {name} {self.name}`")
             else:
                 choices = sorted(known | set(self.groups))
                 hint = did_you_mean(name, choices)

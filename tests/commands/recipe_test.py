@@ -8,6 +8,7 @@ def test_unknown_recipes_steps_and_overrides_are_one_line(tmp_path):
         (("recipe", "run", "quickstrat"), "error: no recipe 'quickstrat'; did you mean quickstart? (recipes: "),
         (("recipe", "run", "quickstart", "studdy"), "error: recipe quickstart: no step 'studdy'; did you mean study?"),
         (("recipe", "run", "quickstart", "-o", "{trainer"), "error: -o: not a JSON object:"),
+        (("recipe", "run", "quickstart", "status"), "error: recipe quickstart: status is not a step; run `allennlp recipe status quickstart`"),
         (("recipe", "run", "quickstart", "--threads", "0"), "error: --threads must be at least 1, not 0"),
         (("recipe", "run", "quickstart", "report", "--runs", tmp_path),
          "error: recipe quickstart: report needs study, which has not finished; run `allennlp recipe run quickstart study` first"),
