@@ -1,7 +1,8 @@
 import logging
 import os
-from collections import Counter
-from typing import Dict, Iterable, List, Optional, Union
+from collections import Counter, deque
+from concurrent.futures import ThreadPoolExecutor
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import numpy
 from allennlp.data import DatasetReader, Instance
@@ -107,6 +108,12 @@ class SquadSrcReader(DatasetReader):
         one reads. The settings go into the metadata as `perturbation`. Give it to
         `dataset_reader` only, so that validation stays unperturbed.
     noise_seed : `int`, optional (default = `0`)
+    loading_threads : `int`, optional (default = `1`)
+        Recordings loaded (and perturbed, with `audio_perturbation`) at once, ahead of the
+        instance being built, in that many threads: soundfile decodes outside Python's lock and
+        SoX runs as a process of its own, so on several cores a read goes faster (SoX spends
+        much of an utterance's time starting and piping). The instances, their order, their
+        perturbations and the errors raised are the same for any number.
     """
 
     def __init__(
@@ -125,6 +132,7 @@ class SquadSrcReader(DatasetReader):
         several_recordings: bool = False,
         audio_perturbation: Optional[AudioPerturbation] = None,
         noise_seed: int = 0,
+        loading_threads: int = 1,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
@@ -147,6 +155,9 @@ class SquadSrcReader(DatasetReader):
         self.several_recordings = several_recordings
         self.audio_perturbation = audio_perturbation
         self.noise_seed = noise_seed
+        if isinstance(loading_threads, bool) or not isinstance(loading_threads, int) or loading_threads < 1:
+            raise ValueError(f"squad_src: loading_threads must be a whole number of at least 1, got {loading_threads!r}")
+        self.loading_threads = loading_threads
         # set by the `reader_epoch` trainer callback; None: reads are counted as epochs
         self.epoch: Optional[int] = None
         self._reads = 0
@@ -174,16 +185,10 @@ class SquadSrcReader(DatasetReader):
         kept = 0
         seed = epoch_seed(self.noise_seed, self.epoch if self.epoch is not None else self._reads)
         self._reads += 1
-        for spoken in self.shard_iterable(join.questions):
-            field = self._load(spoken.audio, skipped)
+        for spoken, field, perturbation in self._prepared(self.shard_iterable(join.questions), seed, skipped):
             if field is None:
                 continue
             fid, question, speaker = spoken.fid, spoken.question, spoken.speaker
-            perturbation = {}
-            if self.audio_perturbation is not None:
-                perturbation = self.audio_perturbation.draw(question_rng(seed, fid, "audio_perturbation"))
-                waveform = self.audio_perturbation.apply(field.waveform, field.sample_rate, perturbation)
-                field = AudioField(waveform, field.sample_rate, source=field.source)
             if question.context is not last_context:
                 last_context, context_tokens = question.context, self._tokenizer.tokenize(question.context)
             instance = self.text_to_instance(
@@ -209,6 +214,49 @@ class SquadSrcReader(DatasetReader):
             yield instance
         self.last_skipped = skipped
         log_read(join.fid2qid_file, kept, skipped, "spoken questions")
+
+    def _prepare_one(self, spoken, seed: int) -> Tuple[Optional[AudioField], Dict[str, float], Counter]:
+        """One recording's `AudioField` (None after a counted skip), perturbed as drawn for
+        `(seed, file id)`, its perturbation settings and the skips it counted."""
+        skipped: Counter = Counter()
+        field = self._load(spoken.audio, skipped)
+        perturbation: Dict[str, float] = {}
+        if field is not None and self.audio_perturbation is not None:
+            perturbation = self.audio_perturbation.draw(question_rng(seed, spoken.fid, "audio_perturbation"))
+            waveform = self.audio_perturbation.apply(field.waveform, field.sample_rate, perturbation)
+            field = AudioField(waveform, field.sample_rate, source=field.source)
+        return field, perturbation, skipped
+
+    def _prepared(self, questions: Iterable, seed: int, skipped: Counter) -> Iterator[Tuple]:
+        """`(spoken question, field or None, perturbation)` in the order of `questions`; with
+        `loading_threads` above 1, the next recordings are prepared in threads meanwhile (at most
+        four per thread waiting), and an error is raised where the one-at-a-time read raises it."""
+        if self.loading_threads == 1:
+            for spoken in questions:
+                field, perturbation, counted = self._prepare_one(spoken, seed)
+                skipped.update(counted)
+                yield spoken, field, perturbation
+            return
+        window = 4 * self.loading_threads
+        with ThreadPoolExecutor(max_workers=self.loading_threads, thread_name_prefix="squad_src") as pool:
+            pending: deque = deque()
+            try:
+                for spoken in questions:
+                    pending.append((spoken, pool.submit(self._prepare_one, spoken, seed)))
+                    if len(pending) >= window:
+                        yield self._collect(pending.popleft(), skipped)
+                while pending:
+                    yield self._collect(pending.popleft(), skipped)
+            finally:
+                for _, future in pending:
+                    future.cancel()
+
+    @staticmethod
+    def _collect(item: Tuple, skipped: Counter) -> Tuple:
+        spoken, future = item
+        field, perturbation, counted = future.result()
+        skipped.update(counted)
+        return spoken, field, perturbation
 
     def set_epoch(self, epoch: int) -> None:
         """The trainer's epoch (counting from 0), which the next read's perturbation is drawn for."""

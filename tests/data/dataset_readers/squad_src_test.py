@@ -216,13 +216,14 @@ def damage_second_recording(folder):
     "damage",
     [damage_missing, damage_empty, damage_corrupt, damage_unknown_question, damage_name, damage_speaker, damage_duplicate_fid, damage_second_recording],
 )
-def test_bad_input_raises_naming_the_file_or_is_a_counted_skip(folder, damage, caplog):
+@pytest.mark.parametrize("threads", [1, 3])
+def test_bad_input_raises_naming_the_file_or_is_a_counted_skip(folder, damage, threads, caplog):
     message, reason, named = damage(folder)
     with pytest.raises(DatasetError) as error:
-        read(folder)
+        read(folder, loading_threads=threads)
     assert message in str(error.value) and named in str(error.value)
     with caplog.at_level(logging.WARNING):
-        reader, instances = read(folder, skip_invalid=True)
+        reader, instances = read(folder, skip_invalid=True, loading_threads=threads)
     assert reader.last_skipped == {reason: 1}
     assert f"skipped 1 (1 {reason})" in caplog.text
     expected = 6 if reason in ("audio file name does not match file_pattern", "file id listed twice in fid2qid", "second recording of a file id") else 5
@@ -304,6 +305,28 @@ def test_audio_perturbation_is_drawn_by_epoch_and_file_id(built):
         ratio = waveform.size / instance["question"].waveform.size
         assert abs(ratio - 1 / settings["speed"]) < 0.02
         assert "perturbation" not in instance["metadata"].metadata
+
+
+def test_loading_threads_read_the_same_instances_in_the_same_order(built):
+    def instances(threads):
+        reader = DatasetReader.from_params(Params({
+            "type": "squad_src", "audio_perturbation": {}, "noise_seed": 3, "loading_threads": threads,
+        }))
+        reader.set_epoch(2)
+        return list(reader.read(str(built / "fid2qid_dev.csv")))
+
+    one, three = instances(1), instances(3)
+    assert [i["metadata"]["fid"] for i in three] == [i["metadata"]["fid"] for i in one] == FIDS
+    for a, b in zip(one, three):
+        assert a["metadata"]["perturbation"] == b["metadata"]["perturbation"]
+        assert numpy.array_equal(a["question"].waveform, b["question"].waveform)
+        assert a["metadata"]["context"] == b["metadata"]["context"]
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.5, "2", True])
+def test_bad_loading_threads_is_one_clear_error(threads):
+    with pytest.raises(ValueError, match=r"^squad_src: loading_threads must be a whole number of at least 1, got"):
+        SquadSrcReader(loading_threads=threads)
 
 
 @pytest.mark.parametrize("options, message", [
