@@ -48,7 +48,7 @@ class RecipeCommand(Subcommand):
 
         snapshot = actions.add_parser("snapshot", help="the recipe's trainings and jobs under way into models/snapshots")
         snapshot.add_argument("recipe", help="a recipe of recipes/, or a recipe folder")
-        snapshot.add_argument("--runs", default="runs", help="the folder the recipe's outputs go under (default: runs)")
+        snapshot.add_argument("--runs", default="runs", help="the folder the recipe's outputs go under")
         snapshot.add_argument("--snapshots", help="save into this folder (default: models/snapshots)")
         snapshot.set_defaults(func=run_snapshot)
         return subparser
@@ -57,7 +57,8 @@ class RecipeCommand(Subcommand):
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--overrides", default="", help="a JSON object of config keys given to every training "
                         "(`allennlp train -o`), e.g. '{\"trainer.num_epochs\": 1}'")
-    parser.add_argument("--runs", default="runs", help="the folder the recipe's outputs go under (default: runs)")
+    parser.add_argument("--runs", default="runs", help="the folder the recipe's outputs and stamps go under (paths "
+                        "a config or study spells out stay as they are)")
 
 
 def _check_overrides(overrides: str) -> None:
