@@ -58,7 +58,7 @@ def seed_tests_table(results: dict) -> Table:
               "p", "p (Holm)", "TOST p", "TOST p (Holm)"]
     notes = [
         SEED_UNIT,
-        "Drop difference: the twin's mean ΔF1 over the group minus the model's (positive: the robust model drops "
+        "Drop difference: the twin's mean ΔF1 over the group minus the model's (positive: the model trained on noise drops "
         "less); clean F1 change: the model's clean F1 minus the twin's. p: two-sided paired t-test over the seed "
         "pairs; p (Holm): Holm-corrected over this table's drop differences, and apart over its clean-F1 rows. The "
         "declared groups of noisy sets have their seed-level tests in their own table.",

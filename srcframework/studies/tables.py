@@ -293,7 +293,7 @@ def training_table(results: dict) -> Table:
                 "" if twin is None else ("yes" if same else "no" if same is False else "?"),
             ])
     header = ["Model", "Seed", "Declared epoch", "Instances", "Updates", "Vocabulary (tokens)", "Matched with twin"]
-    notes = ["From the training_record.json in each archive. A robust model is matched with its twin's archive of "
+    notes = ["From the training_record.json in each archive. A model trained on noise is matched with its twin's archive of "
              "the same seed when both made the same optimizer updates with the same vocabulary (the same tokens: "
              "a digest of the archives' vocabulary files)."]
     return Table("training", "What each model's training did", header, rows, 3, None, notes)
