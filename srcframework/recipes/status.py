@@ -14,7 +14,7 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> Lis
     """One line a step (`NAME  STATUS  why`), the learning curve of each training under way and
     where each card the recipe installs stands."""
     from srcframework.common.journal import lock_holder
-    from srcframework.pretrained import installed_path
+    from srcframework.pretrained import archive_status, installed_path, model_card
     from srcframework.reports.training_curve import default_metrics, markdown_table, read_training_curve
 
     states = StepStates(recipe, runs, overrides)
@@ -32,7 +32,12 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> Lis
     for step in recipe.steps:
         if step.card:
             where = installed_path(step.card)
-            lines.append(f"  card {step.card}: " + ("installed " + where if os.path.isfile(where) else "not installed"))
+            if os.path.isfile(where):
+                lines.append(f"  card {step.card}: installed {where}")
+                continue
+            found, place = archive_status(model_card(step.card))
+            shown = f"{found} {place}" if found in ("released", "built", "hosted") else "not installed"
+            lines.append(f"  card {step.card}: {shown}")
     return lines
 
 
