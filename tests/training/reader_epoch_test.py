@@ -122,3 +122,45 @@ def test_a_read_that_spans_epochs_keeps_its_epoch_when_resumed(tmp_path, monkeyp
     assert sorted(after) == [2, 3]
     for epoch in (2, 3):  # epoch 2 goes on with a read that began in epoch 0 or 1
         assert after[epoch] == want[epoch], epoch
+
+
+def dropout_config(callbacks):
+    """The tiny BiDAF with dropout and shuffled batches: a run that draws from the random generators
+    in every epoch; three epochs, each epoch's checkpoint kept."""
+    config = json.loads(_jsonnet.evaluate_file(str(FIXTURES / "bidaf_tiny.jsonnet")))
+    config["model"]["context_encoder"]["dropout"] = 0.3
+    config["model"]["span_head"]["dropout"] = 0.3
+    config["data_loader"] = {"batch_size": 3, "shuffle": True}
+    config["trainer"]["num_epochs"] = 3
+    config["trainer"]["checkpointer"] = {"keep_most_recent_by_count": 3}
+    config["trainer"]["callbacks"] = [{"type": "reader_epoch"}] if callbacks else []
+    return copy.deepcopy(config)
+
+
+def cut_back_to_the_first_epoch(straight, folder):
+    """A copy of a three-epoch run as it stood after its first epoch: what a stop there leaves."""
+    import shutil
+
+    run = folder / "run"
+    shutil.copytree(straight, run)
+    for name in ("model_state_e2_b0.th", "training_state_e2_b0.th", "model_state_e3_b0.th", "training_state_e3_b0.th",
+                 "metrics_epoch_1.json", "metrics_epoch_2.json", "metrics.json", "model.tar.gz"):
+        (run / name).unlink()
+    shutil.copyfile(run / "model_state_e1_b0.th", run / "best.th")
+    return run
+
+
+@pytest.mark.parametrize("callbacks", [True, False], ids=["with the callback", "without"])
+def test_a_resumed_run_with_dropout_ends_with_the_straight_runs_weights(tmp_path, callbacks):
+    """AllenNLP seeds the random generators afresh when a run starts: without the callback, the
+    resumed run draws other dropout masks and batch orders, and ends elsewhere."""
+    import torch
+
+    straight = tmp_path / "straight"
+    train_model(Params(dropout_config(callbacks)), str(straight))
+    run = cut_back_to_the_first_epoch(straight, tmp_path)
+    train_model(Params(dropout_config(callbacks)), str(run), recover=True)
+    ours = torch.load(run / "model_state_e3_b0.th", map_location="cpu")
+    theirs = torch.load(straight / "model_state_e3_b0.th", map_location="cpu")
+    same = all(torch.equal(ours[key], theirs[key]) for key in theirs)
+    assert same is callbacks

@@ -12,8 +12,14 @@ from srcframework.training import snapshot
 from tests.conftest import FIXTURES
 
 CONFIG = str(FIXTURES / "bidaf_tiny.jsonnet")
-# three epochs, every epoch's checkpoint kept, so that a run can be cut back to its first epoch
-OVERRIDES = json.dumps({"trainer.num_epochs": 3, "trainer.checkpointer": {"keep_most_recent_by_count": 3}})
+# three epochs, every epoch's checkpoint kept, so that a run can be cut back to its first epoch; with
+# dropout, shuffled batches and the reader_epoch callback (as the shipped configs), so that the
+# continuation draws from the random generators as the straight run does
+OVERRIDES = json.dumps({
+    "trainer.num_epochs": 3, "trainer.checkpointer": {"keep_most_recent_by_count": 3},
+    "model.context_encoder.dropout": 0.3, "model.span_head.dropout": 0.3, "data_loader.shuffle": True,
+    "trainer.callbacks": [{"type": "reader_epoch"}],
+})
 LATER = ["model_state_e2_b0.th", "training_state_e2_b0.th", "model_state_e3_b0.th", "training_state_e3_b0.th",
          "metrics_epoch_1.json", "metrics_epoch_2.json", "metrics.json", "model.tar.gz"]
 
