@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # allennlp-models (the benchmarks' baseline) lives apart from the runtime packages
 BENCH_SITE := $(VENV)/bench-site
 
-.PHONY: install system-deps demo test test-fast bench bench-threads docs clean-venv
+.PHONY: install system-deps demo test test-fast coverage bench bench-threads docs clean-venv
 
 # srcframework goes into AllenNLP's global plugins file (~/.allennlp/plugins) on every
 # `make install` (idempotent), so its subcommands work in any folder
@@ -48,6 +48,14 @@ test: install
 
 test-fast: install
 	$(PYTEST) -m "not slow" tests plugins/srcframework-phonetic/tests
+
+# line coverage of srcframework/ over the whole suite, the processes the tests start included
+# (.coveragerc); the total is the last line
+coverage: install
+	rm -f .coverage .coverage.*
+	OMP_NUM_THREADS=1 $(PY) -m coverage run -m pytest -q -n $(TEST_WORKERS) --dist worksteal tests plugins/srcframework-phonetic/tests
+	$(PY) -m coverage combine -q
+	$(PY) -m coverage report | tail -1
 
 # the documentation site in site/; --strict fails on a broken link or a page missing from the nav
 docs: install
