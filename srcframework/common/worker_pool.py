@@ -1,6 +1,7 @@
 import contextlib
 import multiprocessing
 import signal
+import threading
 from typing import Callable, Iterable, Iterator, List, Optional, Sequence
 
 # module-level functions that every spawned worker runs first: a spawned process starts from a bare
@@ -24,6 +25,21 @@ def _start_worker(setup: List[Callable[[], object]], initializer: Optional[Calla
         function()
     if initializer is not None:
         initializer(*initargs)
+
+
+@contextlib.contextmanager
+def _sigint_ignored_by_new_processes():
+    """Ctrl-C ignored while the workers are started: an ignored signal stays ignored in a process
+    started then, so a worker that is still importing when Ctrl-C comes (before `_start_worker`)
+    prints no traceback either. The parent's own handler is back as soon as they are started."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager
@@ -55,9 +71,10 @@ def worker_results(
     pool = None
     try:
         if workers > 1 and len(tasks) > 1:
-            pool = multiprocessing.get_context("spawn").Pool(
-                min(workers, len(tasks)), _start_worker, (list(WORKER_SETUP), initializer, initargs)
-            )
+            with _sigint_ignored_by_new_processes():
+                pool = multiprocessing.get_context("spawn").Pool(
+                    min(workers, len(tasks)), _start_worker, (list(WORKER_SETUP), initializer, initargs)
+                )
             yield pool.imap(function, tasks) if ordered else pool.imap_unordered(function, tasks)
         else:
             if initializer is not None and tasks:
