@@ -32,12 +32,12 @@ class RecipeCommand(Subcommand):
         listing.set_defaults(func=run_list)
 
         status = actions.add_parser("status", help="where each step of a recipe stands, and why")
-        status.add_argument("recipe", help="a recipe of recipes/, or a recipe folder")
+        _recipe_argument(status)
         _common(status)
         status.set_defaults(func=run_status)
 
         running = actions.add_parser("run", help="run a recipe's steps (all of them, or those named)")
-        running.add_argument("recipe", help="a recipe of recipes/, or a recipe folder")
+        _recipe_argument(running)
         running.add_argument("steps", nargs="*", help="steps, training ids (all their seeds) or `train` (default: every step)")
         running.add_argument("--dry-run", action="store_true", help="print what would run and why; run nothing")
         running.add_argument("--until", help="stop after this step")
@@ -47,11 +47,15 @@ class RecipeCommand(Subcommand):
         running.set_defaults(func=run_run)
 
         snapshot = actions.add_parser("snapshot", help="the recipe's trainings and jobs under way into models/snapshots")
-        snapshot.add_argument("recipe", help="a recipe of recipes/, or a recipe folder")
+        _recipe_argument(snapshot)
         snapshot.add_argument("--runs", default="runs", help="the folder the recipe's outputs go under")
         snapshot.add_argument("--snapshots", help="save into this folder (default: models/snapshots)")
         snapshot.set_defaults(func=run_snapshot)
         return subparser
+
+
+def _recipe_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("recipe", help="a recipe of recipes/, or a recipe folder")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
