@@ -252,7 +252,8 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
     Puts the snapshot of `source` back (into `target`, default `source`) and returns its record; None
     when there is no snapshot of it. A training folder that already holds as many epochs as the
     snapshot, or a job whose output is complete, is left as it is (and the record is returned with
-    `"restored": False`).
+    `"restored": False`); a journal on this machine with at least as many lines as the snapshot's is
+    kept.
     """
     folder = folder or default_folder()
     record = find(source, folder)
@@ -281,11 +282,13 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
             if record["kind"] == "journal":
                 name = os.path.basename(target) + name[len(os.path.basename(record["source"])):]
             payload = archive.extractfile(member).read()
+            path = os.path.join(destination, name)
+            if record["kind"] == "journal" and _lines(path) >= payload.count(b"\n"):
+                continue  # this machine's journal has gone at least as far: keep it
             if record.get("float16") and name.endswith(".th"):
                 buffer = io.BytesIO()
                 torch.save(_full(torch.load(io.BytesIO(payload), map_location="cpu", weights_only=False)), buffer)
                 payload = buffer.getvalue()
-            path = os.path.join(destination, name)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with atomic_output(path, "wb") as handle:
                 handle.write(payload)
@@ -293,6 +296,13 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
         with atomic_output(os.path.join(destination, "best.th"), "wb") as handle:
             handle.write(_read(os.path.join(destination, f"model_state_e{record['epoch']}_b0.th")))
     return {**record, "restored": True}
+
+
+def _lines(path: str) -> int:
+    if not os.path.isfile(path):
+        return -1
+    with open(path, "rb") as handle:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
 
 
 def remove(source: str, folder: Optional[str] = None) -> Optional[str]:

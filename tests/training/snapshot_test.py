@@ -121,6 +121,10 @@ def test_a_jobs_journals_travel_and_the_job_goes_on(tmp_path):
     journal.unlink()
     assert snapshot.restore(str(output), folder=str(tmp_path / "s"))["restored"]
     assert journal.read_text() == '{"key": "k"}\n{"id": "q1", "question": "who"}\n'
+    # the job went on here after the snapshot: restoring it again keeps the longer journal
+    journal.write_text('{"key": "k"}\n{"id": "q1", "question": "who"}\n{"id": "q2", "question": "what"}\n')
+    snapshot.restore(str(output), folder=str(tmp_path / "s"))
+    assert journal.read_text().count("\n") == 3
     output.write_text("{}")  # the job finished: its output is complete
     with pytest.raises(InputError, match="is complete"):
         snapshot.save(str(output), folder=str(tmp_path / "s"))
