@@ -150,3 +150,18 @@ def test_a_packaged_card_without_its_repository_says_how_to_get_the_archive(monk
         pretrained.archive_path("bidaf-quickstart")
     assert "allennlp models install bidaf-quickstart --archive CLONE/models/bidaf-quickstart.tar.gz" in str(err.value)
     assert archive_status(model_card("bidaf-quickstart"))[0] == "missing"
+
+
+def test_release_refuses_a_card_without_output_or_an_archive_without_weights(repository, tmp_path):
+    tiny_card(repository / "cards", "nothing", "")
+    with pytest.raises(InputError, match="model 'nothing': its card declares no output; give the archive to release"):
+        release("nothing")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text("{}")
+    (run / "metrics.json").write_text("{}")
+    with tarfile.open(run / "model.tar.gz", "w:gz") as tar:
+        tar.add(run / "config.json", arcname="config.json")
+    with pytest.raises(InputError, match=f"^{run}/model.tar.gz: not an AllenNLP model archive \\(no weights.th and config.json\\)$"):
+        release("nothing", str(run / "model.tar.gz"))
+    assert not (repository / "models").exists() or not list((repository / "models").iterdir())  # nothing left behind

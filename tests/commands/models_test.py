@@ -109,3 +109,76 @@ def test_the_allennlp_command_line(places, tiny_archive):
         f"error: model 'unmade' has no archive in the models folder ({places[0]}/unmade.tar.gz; $SRCFRAMEWORK_MODELS) "
         "and no hosted copy: it is made by `make unmade` (a second), which writes runs/nowhere/model.tar.gz"
     ]
+
+
+@pytest.fixture
+def repository(tmp_path, monkeypatch, tiny_archive):
+    """A repository of the test's own (cards/ beside an empty models/ that `release` fills), with
+    the card of a finished copy of the tiny BiDAF's run and a snapshot of that run's folder."""
+    import shutil
+
+    from srcframework.training import snapshot
+
+    repo, run, snaps = tmp_path / "repo", tmp_path / "run", tmp_path / "snapshots"
+    (repo / "cards").mkdir(parents=True)
+    (repo / "models").mkdir()
+    snaps.mkdir()
+    monkeypatch.setenv("SRCFRAMEWORK_MODELCARDS", str(repo / "cards"))
+    monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "installed"))
+    monkeypatch.setattr(snapshot, "default_folder", lambda: str(snaps))
+    run.mkdir()
+    for name in ("model.tar.gz", "config.json", "metrics.json"):
+        shutil.copy(tiny_archive.parent / name, run / name)
+    (snaps / "run.json").write_text(json.dumps({"name": "run", "kind": "training", "source": snapshot.source_key(str(run))}))
+    (snaps / "run.tar.gz").write_bytes(b"")
+    tiny_card(repo / "cards", "tiny-bidaf", str(run / "model.tar.gz"))
+    return repo
+
+
+def test_release_then_verify(repository, monkeypatch, capsys):
+    assert allennlp(monkeypatch, capsys, "models", "verify").splitlines() == [
+        "0 released archives match their cards; models/ holds 0.0 MB"]
+    released = allennlp(monkeypatch, capsys, "models", "release", "tiny-bidaf").splitlines()
+    card = json.loads((repository / "cards" / "tiny-bidaf.json").read_text())["model_usage"]
+    target = repository / "models" / "tiny-bidaf.tar.gz"
+    assert card["archive_file"] == "models/tiny-bidaf.tar.gz" and card["size"] == target.stat().st_size
+    assert released[0] == (f"released tiny-bidaf: models/tiny-bidaf.tar.gz ({card['size'] / 1e6:.1f} MB, "
+                           f"sha256 {card['sha256'][:16]}...)")
+    # the vocabulary's lock file is what AllenNLP's archive holds beyond what the model needs
+    assert released[1].startswith("  largest members: ") and released[1].endswith("; left out: vocabulary/.lock 0.00 MB")
+    assert released[2] == "  removed the snapshot run of its training (commit the removal with the archive)"
+    assert released[3] == "  the card records it: models/tiny-bidaf.tar.gz and its sha256; commit both"
+    assert allennlp(monkeypatch, capsys, "models", "verify").splitlines() == [
+        f"ok  tiny-bidaf: models/tiny-bidaf.tar.gz ({card['size'] / 1e6:.1f} MB)",
+        f"1 released archives match their cards; models/ holds {card['size'] / 1e6:.1f} MB"]
+
+
+def test_verify_finds_a_wrong_sha256_or_size(repository, monkeypatch, capsys):
+    from srcframework.common.errors import InputError
+
+    allennlp(monkeypatch, capsys, "models", "release", "tiny-bidaf")
+    card_file = repository / "cards" / "tiny-bidaf.json"
+    card = json.loads(card_file.read_text())
+    size = card["model_usage"]["size"]
+    card["model_usage"]["size"] = size + 1
+    card_file.write_text(json.dumps(card))
+    with pytest.raises(InputError) as wrong_size:
+        allennlp(monkeypatch, capsys, "models", "verify")
+    assert str(wrong_size.value) == (f"model 'tiny-bidaf': {repository}/models/tiny-bidaf.tar.gz has {size} bytes, "
+                                     f"its card says {size + 1}")
+    card["model_usage"]["size"] = size
+    card["model_usage"]["sha256"] = "0" * 64
+    card_file.write_text(json.dumps(card))
+    with pytest.raises(ModelArchiveNotFound, match=r"does not match the sha256 its card records \([0-9a-f]{12}\.\.\. "
+                                                   r"against 000000000000\.\.\.\)") as wrong_sha:
+        allennlp(monkeypatch, capsys, "models", "verify")
+    assert "\n" not in str(wrong_sha.value)
+    assert not capsys.readouterr().out.startswith("ok")  # nothing is said to match
+
+
+def test_release_refuses_a_card_without_an_archive(places, monkeypatch, capsys):
+    from srcframework.common.errors import InputFileNotFound
+
+    with pytest.raises(InputFileNotFound, match="model 'unmade': no archive at runs/nowhere/model.tar.gz; "
+                                                "it is made by `make unmade` \\(a second\\)"):
+        allennlp(monkeypatch, capsys, "models", "release", "unmade")

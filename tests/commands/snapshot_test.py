@@ -61,3 +61,27 @@ def test_nothing_to_restore_or_remove_is_one_line(tmp_path):
     assert quiet.returncode == 0 and quiet.stdout == f"no snapshot of {nowhere}\n"
     gone = run_allennlp("snapshot", "--folder", folder, "remove", nowhere)
     assert gone.returncode == 1 and gone.stderr.strip().splitlines()[-1].endswith(f"no snapshot of {nowhere}")
+
+
+def test_a_jobs_journals_saved_listed_and_restored(tmp_path):
+    folder = tmp_path / "snapshots"
+    output = tmp_path / "noisy" / "train_asr.json"
+    output.parent.mkdir()
+    journal = output.parent / "train_asr.json.journal-0-of-1.jsonl"
+    journal.write_text('{"key": "k"}\n{"id": "q1"}\n{"id": "q2"}\n')
+    saved = run_allennlp("snapshot", "--folder", folder, "save", output, "--name", "asr")
+    assert saved.returncode == 0, saved.stderr[-2000:]
+    size = json.loads((folder / "asr.json").read_text())["size"]
+    assert saved.stdout.splitlines()[0] == f"saved asr: journal {output}, 3 journal lines, {size / 1e6:.1f} MB"
+    listed = run_allennlp("snapshot", "--folder", folder, "list")
+    assert listed.returncode == 0 and listed.stdout == f"asr: journal {output}, 3 journal lines, {size / 1e6:.1f} MB\n"
+    journal.unlink()
+    restored = run_allennlp("snapshot", "--folder", folder, "restore", output)
+    assert restored.returncode == 0, restored.stderr[-2000:]
+    assert restored.stdout == f"restored asr: 3 journal lines beside {output}; run its command again to continue\n"
+    assert journal.read_text().count("\n") == 3
+    # restored elsewhere (--to): the journals take the name of the other output
+    elsewhere = tmp_path / "other" / "dev_asr.json"
+    moved = run_allennlp("snapshot", "--folder", folder, "restore", output, "--to", elsewhere)
+    assert moved.returncode == 0 and f"beside {elsewhere};" in moved.stdout
+    assert (elsewhere.parent / "dev_asr.json.journal-0-of-1.jsonl").read_text() == journal.read_text()

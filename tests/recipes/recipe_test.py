@@ -56,11 +56,38 @@ def test_the_real_recipes_load_with_their_groups():
     ("{ steps: { s: { command: ['true'], outputs: ['o'], needs: ['t'] }, t: { command: ['true'], outputs: ['p'], needs: ['s'] } } }",
      "recipe bad: the needs of s, t go round in a circle"),
     ("{ trainings: ", "cannot evaluate the recipe"),
+    ("[1, 2]", "a recipe is an object (or a function of `runs` returning one)"),
+    ("{ trainings: { a: 'c.jsonnet' } }", "recipe bad, training a: give an object with config and folder"),
+    ("{ trainings: { a: { config: 'c', folder: 'f{seed}', seeds: [1, true] } } }",
+     "recipe bad, training a: `seeds` is a list of integers, not [1, true]"),
+    ("{ trainings: { a: { config: 'c', folder: 'f', threads: 0 } } }", "recipe bad, training a: `threads` is a positive integer, not 0"),
+    ("{ trainings: { a: { config: 'c', folder: 'f', depends_on: 'b' } } }",
+     'recipe bad, training a, depends_on: give a list of strings, not "b"'),
+    ("{ trainings: { a: { config: 'c', folder: 'f', env: ['X=1'] } } }", 'recipe bad, training a: give an object of variables, not ["X=1"]'),
+    ("{ steps: { s: ['true'] } }", "recipe bad, step s: give an object with a command or a job"),
+    ("{ steps: { s: { job: 'compare', outputs: ['o'] } } }", 'recipe bad, step s: a `job` is an object with a `type`, not "compare"'),
+    ("{ steps: { s: { command: [], outputs: ['o'] } } }", "recipe bad, step s: an empty command"),
+    ("{ trainings: { a: { config: 'c', folder: 'f' } }, steps: { a: { command: ['true'], outputs: ['o'] } } }",
+     "recipe bad: 'a' names both a training and a step"),
+    ("{ steps: { s: { command: ['true'], outputs: ['o'] } }, groups: { s: ['s'] } }",
+     "recipe bad: the group 's' has the name of a step or training"),
+    ("{ steps: { s: { command: ['true'], outputs: ['o'] } }, groups: { g: ['s', 't'] } }", "recipe bad, group g: no step 't'"),
 ])
 def test_a_bad_recipe_is_one_line(tmp_path, text, message):
     with pytest.raises(InputError) as error:
         load_recipe(write(tmp_path / "bad", text))
     assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_recipe_file_or_a_folder_without_recipes(tmp_path):
+    from srcframework.recipes.recipe import recipe_names, recipe_path
+
+    path = str(tmp_path / "mine.jsonnet")
+    (tmp_path / "mine.jsonnet").write_text("{ steps: { s: { command: ['true'], outputs: ['o'] } } }")
+    assert recipe_path(path) == path and [step.name for step in load_recipe(path).steps] == ["s"]
+    assert recipe_names(str(tmp_path / "nowhere")) == []
+    with pytest.raises(InputError, match=r"^no recipe 'quickstart' \(recipes: \)$"):
+        recipe_path("quickstart", folder=str(tmp_path / "nowhere"))
 
 
 def test_the_report_job_copies_the_results_and_fills_the_readme(tmp_path):

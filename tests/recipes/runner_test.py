@@ -162,3 +162,72 @@ def recipe_lines_of(folder, runs):
     ran = run_allennlp("recipe", "run", str(folder), "--runs", runs, "-o", ONE_EPOCH, "--dry-run")
     assert ran.returncode == 0, ran.stderr[-3000:]
     return ran.stdout.splitlines()
+
+
+COMMANDS = """function(runs='runs') {
+  description: 'command steps',
+  steps: {
+    made: {
+      command: ['python', '-c', "import os, sys; open(sys.argv[1], 'w').write(os.environ['OMP_NUM_THREADS'] + os.environ['WHO'])",
+                runs + '/made.txt'],
+      env: { WHO: 'made' },
+      outputs: [runs + '/made.txt'],
+    },
+    failing: { command: ['sh', '-c', 'exit 3'], outputs: [runs + '/failing.txt'], optional: true },
+    forgetful: { command: ['true'], outputs: [runs + '/forgetful.txt'], optional: true },
+  },
+}
+"""
+
+
+def command_recipe(tmp_path):
+    folder = tmp_path / "commands"
+    folder.mkdir()
+    (folder / "recipe.jsonnet").write_text(COMMANDS)
+    runs = str(tmp_path / "runs")
+    return load_recipe(str(folder), runs=runs), runs
+
+
+def test_command_steps_run_with_their_variables_and_threads_then_are_skipped(tmp_path, capsys):
+    recipe, runs = command_recipe(tmp_path)
+    run_recipe(recipe, [], runs=runs, threads=3)
+    assert (tmp_path / "runs" / "made.txt").read_text() == "3made"
+    assert "made: python -c import os, sys;" in capsys.readouterr().out
+    run_recipe(recipe, [], runs=runs)
+    assert " skip made: finished, fingerprint " in capsys.readouterr().out
+
+
+def test_a_failing_command_or_a_missing_output_is_one_line(tmp_path):
+    from srcframework.common.errors import InputError
+
+    recipe, runs = command_recipe(tmp_path)
+    with pytest.raises(InputError) as failed:
+        run_recipe(recipe, ["failing"], runs=runs)
+    assert str(failed.value) == "recipe commands: step failing failed (exit status 3): sh -c exit 3"
+    with pytest.raises(InputError) as forgot:
+        run_recipe(recipe, ["forgetful"], runs=runs)
+    assert str(forgot.value) == f"recipe commands: step forgetful ended without making {runs}/forgetful.txt"
+    assert StepStates(recipe, runs).state(recipe.step("forgetful")).line() == f"to run: {runs}/forgetful.txt is missing"
+
+
+def test_allennlp_and_python_are_this_installations():
+    import sys
+
+    from srcframework.recipes.recipe import Step
+    from srcframework.recipes.runner import _command
+
+    assert _command(Step("a", command=("allennlp", "compare", "s.jsonnet"))) == [sys.executable, "-m", "allennlp", "compare", "s.jsonnet"]
+    assert _command(Step("p", command=("python", "x.py"))) == [sys.executable, "x.py"]
+    assert _command(Step("o", command=("sh", "-c", "true"))) == ["sh", "-c", "true"]
+
+
+def test_a_stale_run_is_kept_beside_the_earlier_ones(tmp_path):
+    from srcframework.recipes.runner import _set_aside
+
+    run = tmp_path / "first"
+    (tmp_path / "first.stale-1").mkdir()
+    run.mkdir()
+    (run / "metrics.json").write_text("{}")
+    assert _set_aside(str(run)) == f"{run}.stale-2"
+    assert not run.exists() and (tmp_path / "first.stale-2" / "metrics.json").is_file()
+    assert (tmp_path / "first.stale-1").is_dir()

@@ -138,3 +138,43 @@ def test_same_state_same_bytes(straight, tmp_path):
     first = snapshot.save(str(run), folder=str(tmp_path / "a"))
     second = snapshot.save(str(run), folder=str(tmp_path / "b"))
     assert first["sha256"] == second["sha256"]
+
+
+def test_an_earlier_best_epoch_travels_with_the_snapshot(straight, tmp_path):
+    run = stopped_copy(straight, tmp_path)
+    for name in ("model_state_e2_b0.th", "training_state_e2_b0.th", "metrics_epoch_1.json"):  # stopped after epoch 2
+        shutil.copyfile(straight / name, run / name)
+    # epoch 1 was the best so far (best.th is its weights)
+    record = snapshot.save(str(run), folder=str(tmp_path / "s"))
+    assert record["epoch"] == 2 and not record["best_is_latest"] and "best.th" in record["files"]
+    shutil.rmtree(run)
+    assert snapshot.restore(str(run), folder=str(tmp_path / "s"))["restored"]
+    assert (run / "best.th").read_bytes() == (straight / "model_state_e1_b0.th").read_bytes()
+    assert (run / "model_state_e2_b0.th").read_bytes() == (straight / "model_state_e2_b0.th").read_bytes()
+
+
+def test_a_missing_tarball_or_a_member_outside_the_folder_is_refused(tmp_path):
+    import hashlib
+    import io
+    import tarfile
+
+    output = tmp_path / "job" / "out.json"
+    output.parent.mkdir()
+    (tmp_path / "job" / "out.json.journal-0-of-1.jsonl").write_text('{"key": "k"}\n')
+    folder = tmp_path / "s"
+    record = snapshot.save(str(output), name="job", folder=str(folder))
+    tarball = folder / "job.tar.gz"
+    tarball.unlink()
+    with pytest.raises(InputFileNotFound, match=f"snapshot job: {tarball} is missing"):
+        snapshot.restore(str(output), folder=str(folder))
+    # a tarball whose record matches it but which would write outside the output's folder
+    with tarfile.open(tarball, "w:gz") as archive:
+        payload = b'{"key": "k"}\n'
+        info = tarfile.TarInfo("../escaped.jsonl")
+        info.size = len(payload)
+        archive.addfile(info, io.BytesIO(payload))
+    record["sha256"] = hashlib.sha256(tarball.read_bytes()).hexdigest()
+    (folder / "job.json").write_text(json.dumps(record))
+    with pytest.raises(InputError, match="snapshot job: unexpected member '../escaped.jsonl'"):
+        snapshot.restore(str(tmp_path / "job" / "out.json"), folder=str(folder), target=str(tmp_path / "job" / "new.json"))
+    assert not (tmp_path / "escaped.jsonl").exists()

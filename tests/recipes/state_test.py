@@ -1,0 +1,72 @@
+"""Where a recipe's step stands (srcframework/recipes/state.py) and the words for it: a command
+step's outputs changed since its stamp make it stale and a damaged stamp counts as none; a training
+made before the runner is finished only with the config the recipe gives now (the first key that
+differs is named); a missing or broken training config is one line."""
+import json
+import shutil
+
+import pytest
+
+from srcframework.common.errors import InputError, InputFileNotFound
+from srcframework.recipes.recipe import load_recipe
+from srcframework.recipes.state import FINISHED, STALE, StepStates, config_difference, stamp_path, stamp_step, training_config
+from tests.conftest import FIXTURES
+
+TINY = str(FIXTURES / "recipes" / "tiny")
+
+
+def recipe_of(tmp_path, text):
+    folder = tmp_path / "recipe"
+    folder.mkdir()
+    (folder / "recipe.jsonnet").write_text(text)
+    runs = str(tmp_path / "runs")
+    return load_recipe(str(folder), runs=runs), runs
+
+
+def test_changed_outputs_are_stale_and_a_damaged_stamp_counts_as_none(tmp_path):
+    recipe, runs = recipe_of(tmp_path, "function(runs) { steps: { s: { command: ['true'], outputs: [runs + '/out.txt'] } } }")
+    step = recipe.step("s")
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "out.txt").write_text("made")
+    states = StepStates(recipe, runs)
+    stamp_step(states, step)
+    assert states.state(step).status == FINISHED and states.state(step).why == ""
+    (tmp_path / "runs" / "out.txt").write_text("changed by hand")
+    state = states.state(step)
+    assert (state.status, state.line()) == (STALE, "to run: its outputs changed since it made them")
+    with open(stamp_path(recipe, runs, step), "w") as handle:
+        handle.write("{ half a stamp")
+    assert states.stamp(step) is None
+    assert states.state(step).line().endswith("(made before its stamp)")  # what lies in the runs folder was made here
+
+
+def test_a_training_made_before_the_runner_is_finished_only_with_the_same_config(tiny_archive, tmp_path):
+    runs = tmp_path / "runs"
+    first = runs / "tiny" / "first"
+    shutil.copytree(tiny_archive.parent, first)
+    recipe = load_recipe(TINY, runs=str(runs))
+    step = recipe.step("first")
+    assert StepStates(recipe, str(runs)).state(step).line().endswith("(trained before its stamp)")
+    fewer = StepStates(recipe, str(runs), json.dumps({"trainer.num_epochs": 1})).state(step)
+    assert (fewer.status, fewer.line()) == (STALE, "to run: stale: trainer.num_epochs is 1 here, 2 in its config.json")
+    (first / "config.json").unlink()
+    unknown = StepStates(recipe, str(runs)).state(step)
+    assert unknown.status == STALE and unknown.why.startswith("stale: the config is {") and unknown.why.endswith(
+        " here, null in its config.json")
+
+
+def test_the_first_key_that_differs_is_named():
+    assert config_difference({"a": {"b": 1, "c": 2}}, {"a": {"b": 1}}) == "a.c is new here, not in its config.json"
+    assert config_difference({"a": {"b": 1}}, {"a": {"b": 1, "c": 2}}) == "a.c is in its config.json, not here"
+    assert config_difference({"a": [1, 2]}, {"a": [1, 3]}) == "a is [1, 2] here, [1, 3] in its config.json"
+    assert config_difference({"a": [1, 2]}, {"a": [1, 2]}) is None
+
+
+def test_a_missing_or_broken_training_config_is_one_line(tmp_path):
+    recipe, runs = recipe_of(tmp_path, f"{{ trainings: {{ t: {{ config: '{tmp_path}/c.jsonnet', folder: 'f' }} }} }}")
+    with pytest.raises(InputFileNotFound, match=f"recipe recipe, training t: no config {tmp_path}/c.jsonnet"):
+        training_config(recipe, recipe.step("t"))
+    (tmp_path / "c.jsonnet").write_text("{ model: ")
+    with pytest.raises(InputError) as broken:
+        training_config(recipe, recipe.step("t"))
+    assert str(broken.value).startswith(f"{tmp_path}/c.jsonnet: cannot evaluate the config: ") and "\n" not in str(broken.value)
