@@ -179,7 +179,14 @@ class JournalLock:
     Holds the lock of the journal at `journal_path` (an `fcntl.flock` on `JOURNAL.lock`, which
     records this process's id, start time and command line) from `__enter__` to `__exit__`, which
     removes the lock file. Where the journal's folder does not exist there is nothing to lock (the
-    job's own output check then says so).
+    job's own output check then says so). A job whose progress is not a journal (a folder of
+    recordings, say) locks a file of its own the same way.
+
+    # Parameters
+
+    journal_path : `str`
+    what : `str`, optional
+        What a second run is told is being written (default: `the journal JOURNAL`).
 
     # Raises
 
@@ -187,8 +194,9 @@ class JournalLock:
         Another running process holds it; the message names that process and its command line.
     """
 
-    def __init__(self, journal_path: str) -> None:
+    def __init__(self, journal_path: str, what: Optional[str] = None) -> None:
         self.journal_path = journal_path
+        self.what = what or f"the journal {journal_path}"
         self.lock_path = f"{journal_path}.lock"
         self._handle = None
 
@@ -203,7 +211,7 @@ class JournalLock:
                 holder = _describe_holder(handle)
                 handle.close()
                 raise JournalBusy(
-                    f"another run is writing the journal {self.journal_path} now ({holder}); wait for it to end, "
+                    f"another run is writing {self.what} now ({holder}); wait for it to end, "
                     "or give another output path"
                 ) from None
             try:  # the file a run that just ended removed is not a lock: take the new one

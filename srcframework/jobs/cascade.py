@@ -14,7 +14,10 @@ scored overall and per accent group in one call.
    `report.json`, `report.md` and `f1_by_country.png` come from `srcframework.reports.accent`.
 
 Questions whose transcript is empty, and any the reader skips, are unanswered and score 0.
-The output folder is checked before any work. The outputs of an earlier run are removed at the
+The output folder is checked before any work, and a run holds the lock `OUT_DIR/cascade.lock`
+(`srcframework.common.journal.JournalLock`) while it writes there, with `--transcripts` too: a
+second run into the same OUT_DIR stops at once with one line naming the running one, before it
+removes anything. The outputs of an earlier run are removed at the
 start; the new ones are written once every question is answered, each atomically
 (`srcframework.common.files`), `metrics.json` last.
 """
@@ -29,6 +32,7 @@ from tqdm import tqdm
 
 from srcframework.common.errors import InputError
 from srcframework.common.files import write_json_atomic, write_lines_atomic
+from srcframework.common.journal import JournalLock
 from srcframework.common.paths import check_output_path
 from srcframework.data.errors import DatasetError
 from srcframework.data.squad_src_layout import SquadSrcFolder
@@ -39,6 +43,7 @@ from srcframework.reports.accent import accent_report, write_accent_report
 logger = logging.getLogger(__name__)
 
 TRANSCRIPTS_NAME = "transcripts.json"
+LOCK_NAME = "cascade"  # OUT_DIR/cascade.lock: held while a run writes into OUT_DIR
 OUTPUT_NAMES = ("predictions.jsonl", "report.json", "report.md", "f1_by_country.png", "metrics.json")
 TRANSCRIPT_KEYS = ("id", "fid", "question", "original_question", "answers", "speaker", "country", "gender")
 
@@ -167,9 +172,25 @@ def run_cascade(
     check_output_path(out_dir, "cascade output folder", is_dir=True)
     if not os.path.isfile(archive_path):
         raise FileNotFoundError(f"model archive not found: {archive_path}")
-    if transcripts_path is not None:
-        transcription = reuse_transcripts(transcripts_path, folder)
+    transcription = reuse_transcripts(transcripts_path, folder) if transcripts_path is not None else None
     os.makedirs(out_dir, exist_ok=True)
+    with JournalLock(os.path.join(out_dir, LOCK_NAME), what=f"the cascade output folder {out_dir}"):
+        return _answer_and_score(folder, archive_path, out_dir, settings, cuda_device, predict_batch_size,
+                                 transcripts_path, transcription)
+
+
+def _answer_and_score(
+    folder: SquadSrcFolder,
+    archive_path: str,
+    out_dir: str,
+    settings: TranscriptionSettings,
+    cuda_device: int,
+    predict_batch_size: int,
+    transcripts_path: Optional[str],
+    transcription: Optional[dict],
+) -> dict:
+    """The work of `run_cascade` once the run holds the lock of `out_dir`; `transcription`: the
+    summary of the reused `transcripts_path` (None: transcribe into OUT_DIR)."""
     for name in OUTPUT_NAMES:  # an earlier run's results must not pass for this run's
         if os.path.exists(os.path.join(out_dir, name)):
             logger.info("removing %s of an earlier run", os.path.join(out_dir, name))

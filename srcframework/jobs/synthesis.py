@@ -19,7 +19,12 @@ the synthesised questions) are written atomically once every WAV exists, so a fo
 fid2qid file is complete. Several splits can share a folder (and its speaker table): where
 `squad.json` already holds another split's questions, the copy goes to `squad_<split>.json`, the
 name the `squad_src` reader and `transcribe` look for first. Temporary files that a killed run
-leaves in `wavs/` are removed by the next run (so do not run two jobs on one folder at the same time).
+leaves in `wavs/` are removed by the next run of its split.
+
+A run holds the lock `synthesis_<split>.json.lock` (`srcframework.common.journal.JournalLock`)
+while it works: a second run of the same split into the same folder stops at once with one line
+naming the running one (its process id, start time and command line), before it removes any
+temporary file or gives any advice about the folder; a lock left by a killed run is taken over.
 """
 import glob
 import json
@@ -37,8 +42,9 @@ from tqdm import tqdm
 from srcframework.common.audio import resample, write_wav_atomic
 from srcframework.common.errors import InputError
 from srcframework.common.files import text_sha256, write_json_atomic
+from srcframework.common.journal import JournalLock
 from srcframework.common.worker_pool import worker_results
-from srcframework.data.squad_file import iter_questions, load_squad_json
+from srcframework.data.squad_file import SquadQuestion, iter_questions, load_squad_json
 from srcframework.data.squad_src_layout import (
     Speaker,
     SquadSrcFolder,
@@ -186,8 +192,6 @@ def synthesize_questions(
     speakers = assign_speakers(len(questions), voices, seed)
     plan = [(f"{split.upper()}{n:06d}", q, v) for n, (q, v) in enumerate(zip(questions, speakers), 1)]
 
-    folder = SquadSrcFolder(out_dir, split)
-    os.makedirs(folder.audio_folder, exist_ok=True)
     config = {
         "split": split,
         "voices": [v.name for v in voices],
@@ -197,6 +201,29 @@ def synthesize_questions(
         **({"audio_format": audio_format} if audio_format != "wav" else {}),
         "questions": text_sha256(json.dumps([(q.qid, q.question) for q in questions])),
     }
+    folder = SquadSrcFolder(out_dir, split)
+    os.makedirs(folder.audio_folder, exist_ok=True)
+    with JournalLock(os.path.join(out_dir, manifest_name(split)), what=f"the {split} synthesis in {out_dir}"):
+        return _synthesize_plan(squad_path, dataset, plan, folder, config, voices, workers, progress, started)
+
+
+def _synthesize_plan(
+    squad_path: str,
+    dataset: dict,
+    plan: List[Tuple[str, SquadQuestion, Voice]],
+    folder: SquadSrcFolder,
+    config: dict,
+    voices: Sequence[Voice],
+    workers: int,
+    progress: bool,
+    started: float,
+) -> dict:
+    """The work of `synthesize_questions` once the run holds the lock of its split: checks the
+    folder against the manifest, writes the recordings and the layout's files and returns the
+    summary. `plan`: `(fid, question, voice)` of each question; `config`: what the manifest
+    records; `started`: the run's start (`time.perf_counter()`)."""
+    out_dir, split = folder.folder, config["split"]
+    audio_format = config.get("audio_format", "wav")
     manifest_path = os.path.join(out_dir, manifest_name(split))
     paths = {fid: os.path.join(folder.audio_folder, wav_name(fid, v.speaker, AUDIO_FORMATS[audio_format])) for fid, _, v in plan}
     if os.path.exists(manifest_path):
@@ -216,9 +243,11 @@ def synthesize_questions(
                 "from; use another folder or delete them"
             )
     write_json_atomic(manifest_path, {"config": config, "complete": False})
-    for suffix in AUDIO_FORMATS.values():
+    for suffix in AUDIO_FORMATS.values():  # a killed run's; another split's are its own run's to remove
         for leftover in glob.glob(os.path.join(glob.escape(folder.audio_folder), f".*{suffix}*.tmp")):
-            os.remove(leftover)
+            fid = re.match(r"\.([A-Z]+)\d{6}_", os.path.basename(leftover))
+            if fid is None or fid.group(1) == split.upper():
+                os.remove(leftover)
 
     todo = [(fid, v.name, q.question, paths[fid]) for fid, q, v in plan if not wav_is_done(paths[fid])]
     made_seconds, no_speech = 0.0, set()

@@ -31,12 +31,13 @@ import os
 import re
 import tarfile
 import tempfile
-from typing import Dict, List, Optional
+from typing import Dict, Iterable, List, Optional
 
 import torch
 
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import atomic_output, file_sha256, read_json, write_json_atomic
+from srcframework.common.journal import lock_holder
 
 MAX_BYTES = 20 * 1024 * 1024
 CHECKPOINT = re.compile(r"model_state_e(\d+)_b0\.th$")
@@ -253,7 +254,8 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
     when there is no snapshot of it. A training folder that already holds as many epochs as the
     snapshot, or a job whose output is complete, is left as it is (and the record is returned with
     `"restored": False`); a journal on this machine with at least as many lines as the snapshot's is
-    kept.
+    kept. Journals that a running job holds (`srcframework.common.journal.lock_holder`) are an
+    `InputError` naming that job, before anything is written.
     """
     folder = folder or default_folder()
     record = find(source, folder)
@@ -275,17 +277,23 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
         destination = os.path.dirname(os.path.abspath(target))
     os.makedirs(destination, exist_ok=True)
     with tarfile.open(tarball, "r:gz") as archive:
-        for member in archive.getmembers():
+        members = archive.getmembers()
+        paths = {}
+        for member in members:
             if not member.isfile() or member.name.startswith("/") or ".." in member.name.split("/"):
                 raise InputError(f"snapshot {record['name']}: unexpected member {member.name!r}")
             name = member.name
             if record["kind"] == "journal":
                 name = os.path.basename(target) + name[len(os.path.basename(record["source"])):]
+            paths[member.name] = os.path.join(destination, name)
+        if record["kind"] == "journal":
+            _check_not_running(record["name"], paths.values())
+        for member in members:
             payload = archive.extractfile(member).read()
-            path = os.path.join(destination, name)
+            path = paths[member.name]
             if record["kind"] == "journal" and _lines(path) >= payload.count(b"\n"):
                 continue  # this machine's journal has gone at least as far: keep it
-            if record.get("float16") and name.endswith(".th"):
+            if record.get("float16") and path.endswith(".th"):
                 buffer = io.BytesIO()
                 torch.save(_full(torch.load(io.BytesIO(payload), map_location="cpu", weights_only=False)), buffer)
                 payload = buffer.getvalue()
@@ -296,6 +304,16 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
         with atomic_output(os.path.join(destination, "best.th"), "wb") as handle:
             handle.write(_read(os.path.join(destination, f"model_state_e{record['epoch']}_b0.th")))
     return {**record, "restored": True}
+
+
+def _check_not_running(name: str, journals: Iterable[str]) -> None:
+    """An `InputError` naming the process when a running job holds one of `journals` (its
+    `JournalLock`): restoring would replace what it is writing."""
+    for journal in journals:
+        holder = lock_holder(journal)
+        if holder:
+            raise InputError(f"snapshot {name}: {journal} is being written by a running job ({holder}); "
+                             "restore it once that job has ended")
 
 
 def _lines(path: str) -> int:

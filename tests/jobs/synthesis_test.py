@@ -173,3 +173,28 @@ def test_flac_holds_the_samples_of_the_wav_and_the_reader_reads_it(tmp_path):
         synthesize_questions(TINY, str(flac_out), "flite:kal16,flite:slt", limit=3, progress=False)
     with pytest.raises(InputError, match="audio format must be one of wav, flac"):
         synthesize_questions(TINY, str(tmp_path / "x"), "flite:kal16", limit=1, progress=False, audio_format="mp3")
+
+
+def test_a_second_run_into_the_same_folder_stops_naming_the_running_one(tmp_path):
+    """While a run of the split holds `synthesis_dev.json.lock` (here this process), another run
+    (with another configuration) stops with one line naming it, leaves its temporary recordings
+    alone and does not say to delete the folder; another split runs beside it. The lock file a
+    killed run leaves (no process holds it) is taken over."""
+    from srcframework.common.journal import JournalBusy, JournalLock
+
+    out = tmp_path / "src"
+    synthesize_questions(TINY, str(out), "flite:kal16", limit=2, progress=False)
+    live = out / "wavs" / ".DEV000002_SPK102.wav.x1y2.tmp"  # the running one's recording being written
+    live.write_bytes(b"RIFF")
+    with JournalLock(str(out / "synthesis_dev.json")):
+        with pytest.raises(JournalBusy) as busy:
+            synthesize_questions(TINY, str(out), "flite:awb", limit=2, progress=False)
+        message = str(busy.value)
+        assert message.startswith(f"another run is writing the dev synthesis in {out} now (process {os.getpid()}, since ")
+        assert "\n" not in message and "delete" not in message
+        assert live.exists()
+        synthesize_questions(TINY, str(out), "flite:awb", split="train", limit=1, progress=False)
+        assert live.exists()
+    (out / "synthesis_dev.json.lock").write_text(json.dumps({"pid": 999999999, "since": "then", "command": "killed"}))
+    summary = synthesize_questions(TINY, str(out), "flite:kal16", limit=2, progress=False)
+    assert summary["reused"] == 2 and not live.exists() and not (out / "synthesis_dev.json.lock").exists()
