@@ -11,8 +11,10 @@ srcframework one. `import srcframework` alone only registers components; this mo
   no serialization folder when it fails before its first epoch (`commands.allennlp_train`);
 - loads third-party plugins (the `srcframework` entry point); a plugin that cannot be used as
   installed (a name clash) stops the commands that build components of the registry it clashes in
-  (`PLUGIN_KINDS`; AllenNLP's own commands and any other build from every registry), while the
-  others run after its error line; `list-plugins` reports it;
+  (`PLUGIN_KINDS`; `train`, `evaluate`, `predict`, `recipe run` and any other command not listed
+  build from every registry), while the others, and every command that builds nothing from plugins
+  (`power`, `snapshot`, `recipe list`, `print-results`, `diff`, ...), run after its error line;
+  `list-plugins` reports it;
 - has every spawned worker process (`common.worker_pool`) apply the patches and load the plugins
   too.
 
@@ -26,14 +28,17 @@ about unregistered names.
 import srcframework  # noqa: F401  (registers the components)
 from srcframework import compat, config_defaults
 from srcframework.commands import allennlp_outputs, allennlp_train, cli_errors
+from srcframework.common.cli import subcommand_action
 from srcframework.common.worker_pool import on_worker_start
 from srcframework.plugins.manager import load_plugins
 
 _ACTIVE = False
 
 NOISE_KINDS = ("noise_sources", "speech_synthesizers", "speech_recognizers", "translators")
-# subcommand -> the plugin registries (kinds of `plugins.manager.HOOKS`) it builds components
-# from; a subcommand not listed (train, evaluate, predict, compare, cascade, ...) may build from any
+READER_KINDS = ("dataset_readers", "field_encoders") + NOISE_KINDS  # what a config's dataset reader may build
+# subcommand (or "subcommand action") -> the plugin registries (kinds of `plugins.manager.HOOKS`) it
+# builds components from, () for none; None, like a subcommand not listed (train, evaluate, predict,
+# compare, cascade, find-lr, ...), for any
 PLUGIN_KINDS = {
     "squad-eval": (),
     "noise-stats": (),
@@ -41,6 +46,17 @@ PLUGIN_KINDS = {
     "training-curve": (),
     "word-lm": (),
     "models": (),
+    "power": (),
+    "snapshot": (),
+    "recipe": (),  # list, status and snapshot read files
+    "recipe run": None,  # trains and runs jobs in this process
+    "tune-ctc-decoder": (),
+    "print-results": (),
+    "diff": (),
+    "cached-path": (),
+    "test-install": (),
+    "count-instances": READER_KINDS,
+    "build-vocab": READER_KINDS,
     "noise": NOISE_KINDS,
     "list-noise": NOISE_KINDS + ("field_encoders",),
     "synthesize-speech": ("speech_synthesizers",),
@@ -48,10 +64,15 @@ PLUGIN_KINDS = {
 }
 
 
-def plugin_kinds(subcommand):
-    """The registries `subcommand` builds from (`PLUGIN_KINDS`), None for any (and outside the
-    command line)."""
-    return PLUGIN_KINDS.get(subcommand) if subcommand else None
+def plugin_kinds(subcommand, action=None):
+    """The registries `subcommand` (with its `action`, where `PLUGIN_KINDS` lists that pair)
+    builds from, None for any (and outside the command line)."""
+    if not subcommand:
+        return None
+    for key in (f"{subcommand} {action}", subcommand):
+        if key in PLUGIN_KINDS:
+            return PLUGIN_KINDS[key]
+    return None
 
 
 def activate() -> None:
@@ -69,7 +90,8 @@ def activate() -> None:
     on_worker_start(load_plugins)
     _ACTIVE = True
     command = cli_errors.running_subcommand()
-    load_plugins(strict=command != "list-plugins", uses=plugin_kinds(command))
+    action = subcommand_action() if command else None
+    load_plugins(strict=command != "list-plugins", uses=plugin_kinds(command, action))
 
 
 activate()

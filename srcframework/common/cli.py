@@ -25,3 +25,11 @@ def subcommand(argv: Optional[list] = None) -> Optional[str]:
 def running_subcommand() -> Optional[str]:
     """The subcommand when this process is the `allennlp` command line, else None."""
     return subcommand() if running_allennlp_cli() else None
+
+
+def subcommand_action(argv: Optional[list] = None) -> Optional[str]:
+    """The action of an `allennlp` subcommand that has actions (`run` of `allennlp recipe run NAME`):
+    its second argument not starting with `-`, or None."""
+    argv = sys.argv if argv is None else argv
+    words = [arg for arg in argv[1:] if not arg.startswith("-")]
+    return words[1] if len(words) > 1 else None
