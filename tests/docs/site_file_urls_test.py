@@ -1,5 +1,7 @@
 """The built documentation site works opened from disk (file://): every relative link of every
-page names a file that is there, not a folder (which a browser reading files shows as a listing)."""
+page names a file that is there, not a folder (which a browser reading files shows as a listing),
+and no page offers MkDocs' search, whose Web Worker and index browsers block there; `mkdocs serve`
+keeps the search."""
 import importlib.util
 import re
 from pathlib import Path
@@ -40,15 +42,43 @@ def relative_targets(page: Path):
         yield url, (page.parent / path) if path else page
 
 
-def test_every_relative_link_of_the_built_site_is_a_file(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site as `make docs` builds it."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    site = tmp_path / "site"
+    site = tmp_path_factory.mktemp("docs") / "site"
     build(load_config(str(ROOT / "mkdocs.yml"), strict=True, site_dir=str(site)))
+    return site
+
+
+def test_every_relative_link_of_the_built_site_is_a_file(site):
     pages = sorted(site.rglob("*.html"))
     assert len(pages) > 20
     broken = [f"{page.relative_to(site)}: {url}" for page in pages for url, target in relative_targets(page)
               if not target.is_file()]
     assert not broken, broken[:20]
     assert not (site / "hooks").exists()  # the hook itself is not published
+
+
+def test_the_built_site_offers_no_search_that_cannot_work_from_disk(site):
+    assert not (site / "search_index.json").exists() and not (site / "search").exists()
+    for page in sorted(site.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        assert "search/main.js" not in text and "mkdocs_search_modal" not in text, page.relative_to(site)
+
+
+def test_mkdocs_serve_keeps_the_search():
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    config.plugins.on_startup(command="serve", dirty=False)
+    try:
+        config = config.plugins.on_config(config)
+        assert "search" in config.plugins and "search/main.js" in config.extra_javascript
+    finally:
+        config.plugins.on_startup(command="build", dirty=False)
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    config = config.plugins.on_config(config)
+    assert "search" not in config.plugins and "search/main.js" not in config.extra_javascript
