@@ -24,6 +24,9 @@ def _range(name: str, value, low: float, high: float) -> Tuple[float, float]:
     return first, second
 
 
+# runs of SoX for one utterance when it dies by a signal
+SOX_ATTEMPTS = 3
+
 class AudioPerturbation(FromParams):
     """
     Perturbs a training utterance as another speaker or microphone would: its speed (tempo and
@@ -79,10 +82,15 @@ class AudioPerturbation(FromParams):
         command = ["sox", "-t", "wav", "-", "-t", "wav", "-e", "floating-point", "-b", "32", "-",
                    "speed", str(settings["speed"]), "pitch", str(settings["pitch"]), "gain", str(settings["gain_db"]),
                    "rate", str(sample_rate)]
-        try:
-            done = subprocess.run(command, input=source.getvalue(), capture_output=True)
-        except FileNotFoundError:
-            raise InputError(INSTALL_HINT) from None
+        # SoX, killed by a signal (it crashed with SIGSEGV once in about 50,000 runs of a pretraining here),
+        # is run again: its output depends only on its input and settings
+        for _ in range(SOX_ATTEMPTS):
+            try:
+                done = subprocess.run(command, input=source.getvalue(), capture_output=True)
+            except FileNotFoundError:
+                raise InputError(INSTALL_HINT) from None
+            if done.returncode >= 0:
+                break
         if done.returncode != 0:
             raise RuntimeError(f"sox failed (exit {done.returncode}): {done.stderr.decode(errors='replace').strip()[-300:]}")
         perturbed, rate = soundfile.read(io.BytesIO(done.stdout), dtype="float32")
