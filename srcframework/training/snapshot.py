@@ -317,10 +317,7 @@ def _check_not_running(name: str, journals: Iterable[str]) -> None:
 
 
 def _lines(path: str) -> int:
-    if not os.path.isfile(path):
-        return -1
-    with open(path, "rb") as handle:
-        return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+    return _read(path).count(b"\n") if os.path.isfile(path) else -1
 
 
 def remove(source: str, folder: Optional[str] = None) -> Optional[str]:

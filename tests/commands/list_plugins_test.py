@@ -87,19 +87,13 @@ def test_subcommand_parser():
 def test_a_name_clash_is_listed_but_stops_other_commands(tmp_path):
     """Two installed distributions offer the noise source `fake_echo`: `allennlp list-plugins`
     shows both sides, while `allennlp noise` and `allennlp evaluate` stop with one line."""
-    import os
     import subprocess
     import sys
 
     from tests.conftest import FIXTURES, ROOT
-    from tests.plugins.manager_test import install, offering
+    from tests.plugins.manager_test import clashing_site_env
 
-    site = tmp_path / "site"
-    site.mkdir()
-    install(site, "fake-echo-a", offering("noise_sources", "fake_echo"))
-    install(site, "fake-echo-b", offering("noise_sources", "fake_echo"))
-    env = dict(os.environ, PYTHONPATH=str(site), OMP_NUM_THREADS="1")
-    env.pop("SRCFRAMEWORK_DEBUG", None)
+    env = clashing_site_env(tmp_path)
 
     def allennlp(*arguments):
         command = [sys.executable, "-m", "allennlp", *arguments]

@@ -3,7 +3,6 @@ it clashes in: `allennlp squad-eval`, and commands that build nothing from plugi
 `snapshot`, `recipe list`, `print-results`, ...), run after the one error line; `allennlp noise`,
 `train` and `recipe run` stop."""
 import json
-import os
 import subprocess
 import sys
 
@@ -13,7 +12,7 @@ from srcframework import allennlp_plugin
 from srcframework.common.cli import subcommand, subcommand_action
 from srcframework.plugins.manager import PluginError, load_plugins
 from tests.conftest import FIXTURES, ROOT
-from tests.plugins.manager_test import install, offering, site  # noqa: F401  (site is a fixture)
+from tests.plugins.manager_test import clashing_site_env, install, offering, site  # noqa: F401  (site is a fixture)
 
 
 def test_a_clash_is_raised_only_to_callers_of_its_registry(site):  # noqa: F811
@@ -37,16 +36,11 @@ def test_which_commands_build_from_which_registries():
 
 
 def test_squad_eval_runs_despite_a_noise_source_clash(tmp_path):
-    folder = tmp_path / "site"
-    folder.mkdir()
-    install(folder, "fake-echo-a", offering("noise_sources", "fake_echo"))
-    install(folder, "fake-echo-b", offering("noise_sources", "fake_echo"))
+    env = clashing_site_env(tmp_path)
     predictions = tmp_path / "p.json"
     data = json.loads((FIXTURES / "squad_tiny.json").read_text())
     qids = [qa["id"] for article in data["data"] for paragraph in article["paragraphs"] for qa in paragraph["qas"]]
     predictions.write_text(json.dumps({qid: "1882" for qid in qids}))
-    env = dict(os.environ, PYTHONPATH=str(folder), OMP_NUM_THREADS="1")
-    env.pop("SRCFRAMEWORK_DEBUG", None)
     done = subprocess.run([sys.executable, "-m", "allennlp", "squad-eval", str(FIXTURES / "squad_tiny.json"),
                            str(predictions)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -93,12 +87,7 @@ def test_count_instances_still_stops_for_a_clash_of_what_a_reader_builds(site): 
 def test_snapshot_list_runs_despite_a_clash(tmp_path):
     """A srcframework command (loaded through the plugin, unlike AllenNLP's `print-results` or
     `diff`, which load no plugins) that builds nothing from plugins runs after the one error line."""
-    folder = tmp_path / "site"
-    folder.mkdir()
-    install(folder, "fake-echo-a", offering("noise_sources", "fake_echo"))
-    install(folder, "fake-echo-b", offering("noise_sources", "fake_echo"))
-    env = dict(os.environ, PYTHONPATH=str(folder), OMP_NUM_THREADS="1")
-    env.pop("SRCFRAMEWORK_DEBUG", None)
+    env = clashing_site_env(tmp_path)
     done = subprocess.run([sys.executable, "-m", "allennlp", "snapshot", "--folder", str(tmp_path / "none"), "list"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -3,6 +3,7 @@
 `importlib.metadata` needs to find an entry point."""
 import importlib
 import logging
+import os
 import sys
 import textwrap
 
@@ -82,6 +83,18 @@ def install(site, distribution: str, source: str, entry_point: str = None, versi
     (info / "entry_points.txt").write_text(f"[srcframework]\n{entry_point or module} = {target or module}\n")
     (site / f"{module}.py").write_text(textwrap.dedent(source))
     importlib.invalidate_caches()
+
+
+def clashing_site_env(tmp_path) -> dict:
+    """A folder `site` in `tmp_path` holding two distributions that both offer the noise source
+    `fake_echo`, and the environment of a process that finds them (for `allennlp` run as a process)."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    install(folder, "fake-echo-a", offering("noise_sources", "fake_echo"))
+    install(folder, "fake-echo-b", offering("noise_sources", "fake_echo"))
+    env = dict(os.environ, PYTHONPATH=str(folder), OMP_NUM_THREADS="1")
+    env.pop("SRCFRAMEWORK_DEBUG", None)
+    return env
 
 
 def by_name(report):
