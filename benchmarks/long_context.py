@@ -8,9 +8,14 @@ and whether both give the same spans.
 
 Cases: a batch of `--batch-size` (32: `cascade`'s and the studies' batch) with one context of L
 tokens among contexts of 150 (SQuAD's typical length), and one context of L tokens alone, to show
-how time grows with L. 200,000 characters of English text are about 40,000 tokens.
+how time grows with L. 200,000 characters of English text are about 40,000 tokens. Then
+`--questions` questions on one context of each `--shared` length (as `allennlp evaluate` and
+`predict --batch-size` batch them): every row encoding the context (the baseline,
+`share_context_encodings=False`, how `SpanQA` ran before) against one encoding of it shared by
+the rows.
 
-    .venv/bin/python benchmarks/long_context.py [--lengths 2500 10000 40000] [--alone 10000 20000 40000 80000]
+    .venv/bin/python benchmarks/long_context.py [--lengths 2500 10000 40000] [--alone 10000 20000 40000 80000] \
+        [--questions 8 --shared 10000 40000]
 
 A baseline case whose padded batch (rows x longest context) exceeds `--baseline-max-positions`
 is skipped and reported with the memory it would need at the bytes per padded position measured in
@@ -34,7 +39,7 @@ def max_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
 
 
-def build_model(group_by_length: bool):
+def build_model(group_by_length: bool, share_context_encodings: bool = True):
     """The BiDAF `span_qa` model with random weights (a random 50-d embedding where the config
     has GloVe: the same shapes and work)."""
     from allennlp.common import Params
@@ -49,6 +54,7 @@ def build_model(group_by_length: bool):
     params = {
         "type": "span_qa",
         "group_by_length": group_by_length,
+        "share_context_encodings": share_context_encodings,
         "context_encoder": {
             "type": "text",
             "text_field_embedder": {"token_embedders": {
@@ -84,13 +90,21 @@ def text_tensors(lengths, vocab_size: int, char_size: int, generator: torch.Gene
     return {"tokens": {"tokens": tokens}, "token_characters": {"token_characters": chars}}
 
 
+SHARED, EVERY_ROW = "one encoding shared", "one encoding a row (baseline)"
+
+
 def run_case(algorithm: str, lengths) -> dict:
-    """One forward pass of the model in this process: seconds, peak RSS added, the best spans."""
-    model = build_model(group_by_length=algorithm == "length groups")
+    """One forward pass of the model in this process: seconds, peak RSS added, the best spans.
+    The two algorithms of questions on one context give every row the first row's context."""
+    model = build_model(group_by_length=algorithm != "padded batch (baseline)",
+                        share_context_encodings=algorithm != EVERY_ROW)
     generator = torch.Generator().manual_seed(1)
     vocab_size = model.vocab.get_vocab_size("tokens")
     char_size = model.vocab.get_vocab_size("token_characters")
     context = text_tensors(lengths, vocab_size, char_size, generator)
+    if algorithm in (SHARED, EVERY_ROW):
+        context = {name: {key: tensor[:1].expand_as(tensor).contiguous() for key, tensor in group.items()}
+                   for name, group in context.items()}
     question = text_tensors([QUESTION] * len(lengths), vocab_size, char_size, generator)
     with torch.no_grad():  # warm up kernels and imports on a small batch
         model(text_tensors([20, 20], vocab_size, char_size, generator), text_tensors([5, 5], vocab_size, char_size,
@@ -120,6 +134,9 @@ def main() -> None:
                         help="tokens of the long context in a batch of short ones")
     parser.add_argument("--alone", type=int, nargs="+", default=[10000, 20000, 40000, 80000],
                         help="tokens of a context answered alone (the new way only)")
+    parser.add_argument("--questions", type=int, default=8, help="questions on one context (--shared)")
+    parser.add_argument("--shared", type=int, nargs="+", default=[10000, 40000],
+                        help="tokens of the context that --questions questions share")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--baseline-max-positions", type=int, default=32 * 10000,
                         help="skip a baseline case whose padded batch has more positions than this")
@@ -175,6 +192,22 @@ def main() -> None:
             continue
         print(f"| {length:,} | {alone['seconds']:.2f} | {megabytes(alone['peak_bytes'])} | "
               f"{1000 * alone['seconds'] / length * 1000:.0f} | {alone['peak_bytes'] / 2 ** 20 / length * 1000:.1f} |")
+
+    print(f"\n{args.questions} questions on one context (in groups under the default cap of 50,000 positions):\n")
+    print("| context tokens | algorithm | seconds | peak MB added | time ratio | same spans |")
+    print("|---:|---|---:|---:|---:|---|")
+    for length in args.shared:
+        cases = {name: in_fresh_process(name, [length] * args.questions) for name in (EVERY_ROW, SHARED)}
+        for name, case in cases.items():
+            if "error" in case:
+                print(f"| {length:,} | {name} | failed: {case['error']} | | | |")
+                continue
+            ratio, same = "", ""
+            baseline = cases[EVERY_ROW]
+            if name == SHARED and "error" not in baseline:
+                ratio = f"{baseline['seconds'] / case['seconds']:.2f}x"
+                same = "yes" if baseline["spans"] == case["spans"] else "NO"
+            print(f"| {length:,} | {name} | {case['seconds']:.2f} | {megabytes(case['peak_bytes'])} | {ratio} | {same} |")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ evaluate` and `predict --batch-size` batch them) need no padding, but together t
 cost rows x tokens of memory at once. A group therefore also holds at most `max_positions` context
 positions (rows x its longest context, `MAX_POSITIONS` by default in `SpanQA`): the rows of a
 larger group run in several groups, one after another. A single row longer than that runs alone.
+Outside training such rows also share one encoding of their context (`same_rows` finds them).
 """
+import hashlib
 from typing import Any, Dict, List, Optional
 
 import torch
@@ -74,6 +76,26 @@ def can_trim(field_tensors: Dict[str, Dict[str, torch.Tensor]], width: int) -> b
     tensors have another length (word pieces, for instance) cannot."""
     tensors = [tensor for group in field_tensors.values() for tensor in group.values()]
     return bool(tensors) and all(t.dim() >= 2 and t.size(1) == width for t in tensors)
+
+
+def same_rows(field_tensors: Dict[str, Dict[str, torch.Tensor]], lengths: List[int]) -> List[int]:
+    """For each batch row, the first row whose text field holds the same thing: the same length
+    and, over it, the same values in every tensor (`B x width x ...`, as `can_trim` requires)."""
+    tensors = [tensor for group in field_tensors.values() for tensor in group.values()]
+    first: List[int] = []
+    seen: Dict[Any, int] = {}
+    for row, length in enumerate(lengths):
+        digest = hashlib.blake2b(digest_size=16)
+        for tensor in tensors:
+            digest.update(tensor[row, :length].contiguous().cpu().numpy().tobytes())
+        key = (length, digest.digest())
+        match = seen.get(key)
+        if match is not None and all(torch.equal(t[row, :length], t[match, :length]) for t in tensors):
+            first.append(match)
+        else:
+            seen.setdefault(key, row)
+            first.append(row)
+    return first
 
 
 def trim_rows(field_tensors: Dict[str, Dict[str, torch.Tensor]], rows: torch.LongTensor, length: int):

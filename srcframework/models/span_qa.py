@@ -46,6 +46,11 @@ class SpanQA(Model):
         than this runs alone (`max_context_tokens` bounds it). BiDAF at the sizes of
         `training_configs/lib/bidaf.libsonnet` needs about 12 KB of memory a position, so about
         600 MB a pass at the default, whatever the batch size; `null` for no cap.
+    share_context_encodings : `bool`, optional (default = `True`)
+        Outside training, rows of a batch with the same context (several questions on one
+        paragraph, as `allennlp evaluate` and `predict --batch-size` batch them) encode it once and
+        the span head runs for each question on that encoding: the context encoder is about half of
+        BiDAF's forward pass on a long context. The spans are the same; `False` encodes every row.
     max_context_tokens : `int`, optional (default = `100000`)
         The longest context, in tokens, that the model answers (about 500,000 characters of English;
         BiDAF at the sizes of `training_configs/lib/bidaf.libsonnet` needs about 15 MB of memory a
@@ -64,6 +69,7 @@ class SpanQA(Model):
         group_by_length: bool = True,
         max_context_tokens: Optional[int] = 100000,
         max_group_positions: Optional[int] = groups_of.MAX_POSITIONS,
+        share_context_encodings: bool = True,
         **kwargs,
     ) -> None:
         super().__init__(vocab, regularizer, **kwargs)
@@ -73,6 +79,7 @@ class SpanQA(Model):
         self.group_by_length = group_by_length
         self.max_group_positions = max_group_positions
         self.max_context_tokens = max_context_tokens
+        self.share_context_encodings = share_context_encodings
         self.context_encoder = context_encoder
         self.question_encoder = question_encoder
         self.span_head = span_head
@@ -100,7 +107,9 @@ class SpanQA(Model):
         if span_start is not None:
             span_start, span_end = span_start.view(-1), span_end.view(-1)
         self._check_context_lengths(context, metadata)
-        output = self._grouped_spans(context, question, span_start, span_end)
+        output = self._shared_context_spans(context, question, span_start, span_end)
+        if output is None:
+            output = self._grouped_spans(context, question, span_start, span_end)
         if output is None:
             output = self._spans(context, question, span_start, span_end)
         if "best_span" in output:
@@ -145,9 +154,10 @@ class SpanQA(Model):
                 "memory a thousand tokens for BiDAF)"
             )
 
-    def _spans(self, context, question, span_start, span_end) -> Dict[str, torch.Tensor]:
-        """The span head's outputs for the batch as it is."""
-        context_encoded, context_mask = self.context_encoder(context)
+    def _spans(self, context, question, span_start, span_end, encoded=None) -> Dict[str, torch.Tensor]:
+        """The span head's outputs for the batch as it is; `encoded`: the context's encoding and
+        mask where they were computed already."""
+        context_encoded, context_mask = encoded if encoded is not None else self.context_encoder(context)
         question_encoder = self.question_encoder or self.context_encoder
         question_encoded, question_mask = question_encoder(question)
         return self.span_head(context_encoded, context_mask, question_encoded, question_mask, span_start, span_end)
@@ -177,6 +187,52 @@ class SpanQA(Model):
                 groups_of.select_rows(question, index, batch_size),
                 None if span_start is None else span_start.index_select(0, index),
                 None if span_end is None else span_end.index_select(0, index),
+            ))
+        return groups_of.merge_outputs(parts, groups, batch_size, width, ("span_start_logits", "span_end_logits"))
+
+    def _shared_context_spans(self, context, question, span_start, span_end) -> Optional[Dict[str, torch.Tensor]]:
+        """Outside training, the span head's outputs with each distinct context of the batch
+        encoded once (in groups under `max_group_positions`) and the head run on the rows in the
+        groups `_grouped_spans` would make; None where no two rows share a context, in training
+        (dropout draws differ by row), or where the context tensors cannot be cut to a row's length."""
+        if self.training or not self.share_context_encodings or not isinstance(context, dict):
+            return None
+        mask = get_text_field_mask(context)
+        batch_size, width = mask.shape
+        if batch_size < 2 or not groups_of.can_trim(context, width):
+            return None
+        lengths = mask.sum(-1).tolist()
+        first = groups_of.same_rows(context, lengths)
+        distinct = sorted(set(first))
+        if len(distinct) == batch_size:
+            return None
+
+        def rows_of(rows):
+            index = torch.tensor(rows, dtype=torch.long, device=mask.device)
+            return index, groups_of.trim_rows(context, index, max(1, max(lengths[k] for k in rows)))
+
+        encodings = {}
+        for group in groups_of.length_groups([lengths[k] for k in distinct], max_positions=self.max_group_positions):
+            rows = [distinct[k] for k in group]
+            encoded, _ = self.context_encoder(rows_of(rows)[1])
+            for position, row in enumerate(rows):
+                encodings[row] = encoded[position, : lengths[row]]
+        if self.group_by_length and groups_of.needs_groups(lengths, self.max_group_positions):
+            groups = groups_of.length_groups(lengths, max_positions=self.max_group_positions)
+        else:
+            groups = [list(range(batch_size))]
+        parts = []
+        for rows in groups:
+            index, trimmed = rows_of(rows)
+            trimmed_mask = get_text_field_mask(trimmed)
+            encoded = torch.nn.utils.rnn.pad_sequence([encodings[first[k]] for k in rows], batch_first=True)
+            encoded = torch.nn.functional.pad(encoded, (0, 0, 0, trimmed_mask.size(1) - encoded.size(1)))
+            parts.append(self._spans(
+                trimmed,
+                groups_of.select_rows(question, index, batch_size),
+                None if span_start is None else span_start.index_select(0, index),
+                None if span_end is None else span_end.index_select(0, index),
+                encoded=(encoded, trimmed_mask),
             ))
         return groups_of.merge_outputs(parts, groups, batch_size, width, ("span_start_logits", "span_end_logits"))
 

@@ -48,6 +48,17 @@ def test_groups_hold_at_most_the_position_cap():
     assert not length_groups.needs_groups([40000], max_positions=1000)
 
 
+def test_same_rows_names_the_first_row_of_each_context():
+    tokens = torch.tensor([[5, 6, 7, 0], [5, 6, 0, 0], [5, 6, 7, 0], [5, 6, 7, 8], [5, 6, 0, 0]])
+    chars = torch.zeros(5, 4, 3, dtype=torch.long)
+    chars[3, 0, 0] = 1
+    field = {"tokens": {"tokens": tokens}, "token_characters": {"token_characters": chars}}
+    lengths = (tokens > 0).sum(-1).tolist()
+    assert length_groups.same_rows(field, lengths) == [0, 1, 0, 3, 1]
+    chars[2, 1, 2] = 4  # the same tokens, a different character: another context
+    assert length_groups.same_rows(field, lengths) == [0, 1, 2, 3, 1]
+
+
 class TestLengthGroups(ModelTestCase):
     def setup_method(self):
         super().setup_method()
@@ -69,7 +80,7 @@ class TestLengthGroups(ModelTestCase):
         assert isinstance(self.model, SpanQA) and self.model.group_by_length
         calls = []
         spans = SpanQA._spans
-        monkeypatch.setattr(SpanQA, "_spans", lambda model, *args: calls.append(1) or spans(model, *args))
+        monkeypatch.setattr(SpanQA, "_spans", lambda model, *args, **kwargs: calls.append(1) or spans(model, *args, **kwargs))
         grouped = self.model(**tensors)
         assert len(calls) == 2  # the three short contexts, then the long one
         self.model.group_by_length = False
@@ -96,8 +107,8 @@ class TestLengthGroups(ModelTestCase):
         ])
         positions = []
         spans = SpanQA._spans
-        monkeypatch.setattr(SpanQA, "_spans", lambda model, context, *args: positions.append(
-            tuple(get_text_field_mask(context).shape)) or spans(model, context, *args))
+        monkeypatch.setattr(SpanQA, "_spans", lambda model, context, *args, **kwargs: positions.append(
+            tuple(get_text_field_mask(context).shape)) or spans(model, context, *args, **kwargs))
         self.model.max_group_positions = 3000
         capped = self.model(**tensors)
         assert positions == [(2, 1400), (2, 1400)]  # 4 x 1,400 positions in two groups under 3,000
@@ -108,6 +119,44 @@ class TestLengthGroups(ModelTestCase):
         assert capped["best_span_str"] == whole["best_span_str"]
         for key in ("span_start_logits", "span_end_logits"):
             assert torch.allclose(capped[key], whole[key], atol=1e-5)
+
+    def test_questions_on_one_context_share_its_encoding_with_the_same_outputs(self):
+        self.model.eval()
+        reader = DatasetReader.from_params(Params.from_file(self.param_file)["dataset_reader"])
+        questions = ["Who dredged the harbour ?", "When was it dredged ?", "Which harbour ?", "Who was Ossia Brandt ?"]
+        contexts = [LONG, SHORT, LONG, LONG, SHORT, LONG]
+        tensors = self.tensors([
+            reader.text_to_instance(questions[k % 4], context, answers=["Ossia Brandt"],
+                                    answer_starts=[context.index("Ossia")], question_id=f"q{k}")
+            for k, context in enumerate(contexts)
+        ])
+        widths = []
+        hook = self.model.context_encoder.register_forward_hook(
+            lambda module, inputs, output: widths.append(tuple(output[1].shape)))
+        self.model.max_group_positions = 3000
+        shared = self.model(**tensors)
+        contexts_encoded = [shape for shape in widths if shape[1] >= 14]  # the questions are shorter
+        assert sorted(contexts_encoded) == [(1, 14), (1, 1400)]  # each distinct context once
+        del widths[:]
+        self.model.share_context_encodings = False
+        alone = self.model(**tensors)
+        hook.remove()
+        assert sorted(shape for shape in widths if shape[1] >= 14) == [(2, 14), (2, 1400), (2, 1400)]
+        assert shared["best_span"].tolist() == alone["best_span"].tolist()
+        assert shared["best_span_str"] == alone["best_span_str"]
+        for key in ("span_start_logits", "span_end_logits"):
+            assert shared[key].shape == alone[key].shape
+            assert torch.allclose(shared[key], alone[key], atol=1e-5)
+        assert torch.allclose(shared["loss"], alone["loss"], atol=1e-5)
+        # training encodes every row (each row its own dropout draws)
+        self.model.share_context_encodings = True
+        self.model.train()
+        del widths[:]
+        hook = self.model.context_encoder.register_forward_hook(
+            lambda module, inputs, output: widths.append(tuple(output[1].shape)))
+        self.model(**tensors)
+        hook.remove()
+        assert sum(rows for rows, width in widths if width >= 14) == 6
 
     def test_a_long_context_is_embedded_in_pieces_with_the_same_outputs(self, monkeypatch):
         self.model.eval()
@@ -177,8 +226,8 @@ def test_evaluate_and_predict_keep_every_pass_under_the_cap(tiny_archive, tmp_pa
     data = long_context_file(tmp_path / "long.json", questions=4, repeats=1200)
     positions = []
     spans = SpanQA._spans
-    monkeypatch.setattr(SpanQA, "_spans", lambda model, context, *args: positions.append(
-        tuple(get_text_field_mask(context).shape)) or spans(model, context, *args))
+    monkeypatch.setattr(SpanQA, "_spans", lambda model, context, *args, **kwargs: positions.append(
+        tuple(get_text_field_mask(context).shape)) or spans(model, context, *args, **kwargs))
 
     def allennlp(*arguments):
         done = run_allennlp(*arguments, "--include-package", "srcframework.allennlp_plugin", cwd=tmp_path)
