@@ -3,8 +3,9 @@
 // audio and a trained projection maps it to the span head's width; the BiDAF context encoder
 // (GloVe 50d + character CNN + BiLSTM) and the shared `bi_attention` head start from the CPU-scale
 // text BiDAF (the last epoch of the robust-training recipe's clean BiDAF, seed 1, trained on the
-// same questions typed; its vocabulary too: the folder its recipe.jsonnet declares), so that the
-// question side is what this training has to learn.
+// same questions typed; its vocabulary too), so that the question side is what this training has
+// to learn. Its weights and vocabulary are those of the released archive bidaf-clean, unpacked into
+// runs/e2e_cpu/text_bidaf by the recipe's `text_bidaf` step (text_bidaf_weights.py here).
 // It trains on the spoken CPU-scale training split: each question read by three of the nine
 // training voices (`allennlp recipe run e2e_cpu speech`), an "epoch" a third of those 24,924 utterances
 // (416 batches of 20; the loader goes on where it stopped, so consecutive epochs hear other
@@ -22,9 +23,8 @@
 // -o '{"model.question_encoder.model_name": "FOLDER"}'.
 local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local bidaf = import '../../training_configs/lib/bidaf.libsonnet';
-local text = (import '../robust_training/recipe.jsonnet')().trainings.bidaf_clean;
-local init_run = std.strReplace(text.folder, '{seed}', '1');
-local init_weights = init_run + '/model_state_e' + (import '../robust_training/bidaf_twin.libsonnet').epochs + '_b0.th';
+local init_run = 'runs/e2e_cpu/text_bidaf';
+local init_weights = init_run + '/weights.th';
 local split = 'runs/data/squad_dev_minus_xquad.json';
 local seed = std.parseInt(std.extVar('SEED'));
 

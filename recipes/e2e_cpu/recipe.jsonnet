@@ -7,7 +7,8 @@
 //   allennlp recipe status e2e_cpu                  # where each step stands; the learning curves
 // Synthesis and transcription resume from what they wrote, a training from its last epoch, the
 // study from its cached pairs. The text BiDAF the end-to-end model starts from is the
-// robust-training recipe's clean twin, seed 1 (bidaf-clean), declared there and taken from there.
+// robust-training recipe's clean twin, seed 1, declared there: its released archive (bidaf-clean,
+// in models/) is unpacked (`text_bidaf`), so no machine trains it again for this recipe.
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
 local robust_training = import '../robust_training/recipe.jsonnet';
@@ -33,17 +34,18 @@ function(runs='runs')
     speecht5_ctc_lm: { type: 'speecht5_ctc', model_name: pretrained + '/speecht5_ctc' },
   };
   local text = robust_training(runs).trainings.bidaf_clean;
+  local twin = import '../robust_training/bidaf_twin.libsonnet';
+  // the folder e2e_speecht5_ctc.jsonnet initialises from (a fixed path there)
+  local text_weights = 'runs/e2e_cpu/text_bidaf';
   {
     description: 'a small SpeechT5 pretrained here, the end-to-end model on it, and three cascades, on spoken XQuAD',
     trainings: {
       // the CTC SpeechT5: the training split read by the 9 training voices
       pretrain: { config: 'recipes/e2e_cpu/speecht5_ctc_pretrain.jsonnet', folder: pretrained, card: 'speecht5-ctc-small',
                   depends_on: ['split_ids'] },
-      // the text BiDAF the end-to-end model starts from (the robust-training recipe's clean twin, seed 1)
-      bidaf_clean: text + { seeds: [1], depends_on: ['data'] },
       // each seed: the speech encoder frozen, then the whole model
       e2e: { config: 'recipes/e2e_cpu/e2e_speecht5_ctc.jsonnet', folder: runs + '/e2e_speecht5_ctc_s{seed}', seeds: [1, 2],
-             depends_on: ['pretrain', 'bidaf_clean_s1'] },
+             depends_on: ['pretrain', 'text_bidaf'] },
       e2e_finetune: { config: 'recipes/e2e_cpu/e2e_speecht5_ctc_finetune.jsonnet', folder: runs + '/e2e_speecht5_ctc_finetune_s{seed}',
                       seeds: [1, 2], card: 'e2e-speecht5-ctc', depends_on: ['e2e_s{seed}'] },
     },
@@ -65,6 +67,14 @@ function(runs='runs')
                  + ['--squad-file', split, '--train', train9 + '/fid2qid_train.csv', '--held-out', train9 + '/fid2qid_heldout.csv'],
         outputs: [train9 + '/fid2qid_train.csv', train9 + '/fid2qid_heldout.csv'],
       },
+      // the text BiDAF the end-to-end model starts from and the cascades use: the robust-training
+      // recipe's clean twin, seed 1, last epoch, from its released archive (its card's sha256 and
+      // its training record checked); `allennlp recipe run robust_training bidaf_clean_s1` trains it
+      text_bidaf: {
+        command: ['python', 'recipes/e2e_cpu/text_bidaf_weights.py', text.card, text_weights, '--epoch', std.toString(twin.epochs)],
+        inputs: ['recipes/e2e_cpu/text_bidaf_weights.py'],
+        outputs: [text_weights + '/weights.th'],
+      },
       // spoken XQuAD: the nine training voices dealt over the questions, and the four held-out voices
       speech_seen: synthesize(xquad, groups.seen, voices.seen, 'dev', 0),
       speech_held_out: synthesize(xquad, groups.held_out, voices.held_out, 'dev', 0),
@@ -78,7 +88,7 @@ function(runs='runs')
         outputs: [tuning],
       },
       study: {
-        needs: ['bidaf_clean_s1', 'e2e_finetune'] + ['transcribe_%s_%s' % [recognizer, group] for recognizer in std.objectFields(recognizers)
+        needs: ['text_bidaf', 'e2e_finetune'] + ['transcribe_%s_%s' % [recognizer, group] for recognizer in std.objectFields(recognizers)
                                                       for group in std.objectFields(groups)],
         job: { type: 'compare', study: 'recipes/e2e_cpu/study.jsonnet', output: out + '/study', workers: 2 },
         inputs: ['recipes/e2e_cpu/study.jsonnet'],

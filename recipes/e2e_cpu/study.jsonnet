@@ -34,6 +34,7 @@ local spoken = 'runs/spoken_ctc/';
 local voice_groups = { seen: spoken + 'xquad_seen/', held_out: spoken + 'xquad_heldout/' };
 local recipe = import '../recipe.libsonnet';
 local trainings = (import 'recipe.jsonnet')().trainings;
+local text = (import '../robust_training/recipe.jsonnet')().trainings.bidaf_clean;
 
 // transcripts of one voice group by one recognizer (`allennlp transcribe` output: each question
 // carries its original_question, speaker, country and gender)
@@ -59,7 +60,7 @@ local audio(folder, wer_from, order) = {
 
 {
   models: {
-    bidaf: { model: trainings.bidaf_clean.card, batch_size: 40 },
+    bidaf: { model: text.card, batch_size: 40 },
     // one archive per seed of the end-to-end stages (the speech encoder and the text BiDAF they
     // start from are the same for every seed)
     e2e: { archives: recipe.archives(trainings.e2e_finetune), input: 'audio', batch_size: 16, order: 1 },

@@ -81,6 +81,14 @@ def _outside(path: str, outputs) -> bool:
     return not any(path == os.path.abspath(out) or path.startswith(os.path.abspath(out) + os.sep) for out in outputs)
 
 
+def _read(path: str, outputs) -> bool:
+    """Whether a path a step names is something it reads: not one of its outputs, not inside one,
+    and not a folder that holds one (where the step writes: a synthesis's or a transcription's
+    folder, which later steps write into too; what made it is in the step's needs)."""
+    folder = os.path.abspath(path) + os.sep
+    return _outside(path, outputs) and not any(os.path.abspath(out).startswith(folder) for out in outputs)
+
+
 def output_fingerprints(step: Step) -> Dict[str, str]:
     """What a finished step made: a training's metrics.json, another step's outputs."""
     if step.is_training:
@@ -139,7 +147,7 @@ class StepStates:
             else:
                 payload = {"command": list(step.command), "job": step.job, "env": step.env}
                 named = named_files([*step.command, step.job, *step.inputs])
-                payload["files"] = {path: value for path, value in named.items() if _outside(path, step.outputs)}
+                payload["files"] = {path: value for path, value in named.items() if _read(path, step.outputs)}
             payload["needs"] = needs
             self._fingerprints[step.name] = text_sha256(json.dumps(payload, sort_keys=True))
         return self._fingerprints[step.name]

@@ -97,9 +97,9 @@ def test_e2e_config_loads_the_pretrained_folder_frozen_and_stops_on_validation()
     assert {"type": "reader_epoch"} in trainer["callbacks"]
     assert {"type": "torch_threads", "threads": 1} in trainer["callbacks"]
     # the context side and the head start from the text BiDAF's last epoch, with its vocabulary
-    assert config["vocabulary"] == {"type": "from_files", "directory": "runs/robust_training/bidaf_clean_s1/vocabulary"}
+    assert config["vocabulary"] == {"type": "from_files", "directory": "runs/e2e_cpu/text_bidaf/vocabulary"}
     [[regex, init]] = config["model"]["initializer"]["regexes"]
-    assert init == {"type": "pretrained", "weights_file_path": "runs/robust_training/bidaf_clean_s1/model_state_e6_b0.th"}
+    assert init == {"type": "pretrained", "weights_file_path": "runs/e2e_cpu/text_bidaf/weights.th"}
     import re
 
     assert re.fullmatch(regex, "span_head.similarity.weight") and re.fullmatch(regex, "context_encoder.highway._layers.0.bias")

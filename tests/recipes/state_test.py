@@ -40,6 +40,26 @@ def test_changed_outputs_are_stale_and_a_damaged_stamp_counts_as_none(tmp_path):
     assert states.state(step).line().endswith("(made before its stamp)")  # what lies in the runs folder was made here
 
 
+def test_a_step_stays_finished_when_another_step_writes_into_its_folder(tmp_path):
+    recipe, runs = recipe_of(tmp_path, """function(runs) { steps: {
+        speech: { command: ['synthesize', runs + '/spoken', 'questions.json'], outputs: [runs + '/spoken/fid2qid.csv'] },
+        asr: { needs: ['speech'], command: ['transcribe', runs + '/spoken'], outputs: [runs + '/spoken/transcripts.json'] },
+    } }""")
+    spoken = tmp_path / "runs" / "spoken"
+    spoken.mkdir(parents=True)
+    (spoken / "fid2qid.csv").write_text("f1\tq1\n")
+    stamp_step(StepStates(recipe, runs), recipe.step("speech"))
+    (spoken / "transcripts.json").write_text("{}")
+    states = StepStates(recipe, runs)
+    stamp_step(states, recipe.step("asr"))
+    (spoken / "transcripts.json.journal").write_text("another job's journal")
+    states = StepStates(recipe, runs)
+    assert states.state(recipe.step("speech")).status == FINISHED
+    assert states.state(recipe.step("asr")).status == FINISHED
+    (spoken / "fid2qid.csv").write_text("f1\tq2\n")  # its own output changed: that step is stale
+    assert StepStates(recipe, runs).state(recipe.step("speech")).status == STALE
+
+
 def test_a_training_made_before_the_runner_is_finished_only_with_the_same_config(tiny_archive, tmp_path):
     runs = tmp_path / "runs"
     first = runs / "tiny" / "first"
