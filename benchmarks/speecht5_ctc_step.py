@@ -26,6 +26,9 @@ Setups:
             the config's `torch_threads` callback
   current   the config as it is: the same with the training reader's `loading_threads`
   NAME@N    a setup above with N torch threads (e.g. current@2, serial@2, baseline@1)
+  NAME+bf16 a setup above whose forward pass runs under torch.autocast with bfloat16 (the
+            convolutions and matmuls in bfloat16, the normalisations and the CTC loss in
+            float32), e.g. current@2+bf16: a change of training numerics, measured here only
 
 For each setup it prints wall and CPU seconds per batch, utterances and audio seconds per wall
 second, the pass of `--epoch-utterances` projected from wall time, and the ratios baseline / setup
@@ -139,7 +142,8 @@ def batch_files(src: str, reader_params: dict, batch_size: int, count: int, fold
 class Setup:
     """A model, its optimizer and its thread count, and the times of its measured steps."""
 
-    def __init__(self, name: str, model_params: dict, threads: int, per_utterance: bool, lr: float, reader) -> None:
+    def __init__(self, name: str, model_params: dict, threads: int, per_utterance: bool, lr: float, reader,
+                 bf16: bool = False) -> None:
         import torch
         from allennlp.common import Params
         from allennlp.data import Vocabulary
@@ -147,7 +151,7 @@ class Setup:
 
         from srcframework.common.conv_frames import convolve_per_utterance
 
-        self.name, self.threads, self.reader = name, threads, reader
+        self.name, self.threads, self.reader, self.bf16 = name, threads, reader, bf16
         torch.manual_seed(13)
         self.model = Model.from_params(vocab=Vocabulary(), params=Params(json.loads(json.dumps(model_params))))
         if per_utterance:  # the network as it ran on 2026-11-30
@@ -175,7 +179,8 @@ class Setup:
         batch = Batch(instances)
         batch.index_instances(vocab)
         tensors = batch.as_tensor_dict()
-        output = self.model(**tensors)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+            output = self.model(**tensors)
         output["loss"].backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), 5.0)
         self.optimizer.step()
@@ -198,16 +203,20 @@ def make_setups(names, config: dict, threads: int):
     training_reader = config["dataset_reader"]
     setups = []
     for name in names:
-        kind, _, count = name.partition("@")
-        if kind not in ("baseline", "serial", "current") or (count and not count.isdigit()):
-            raise SystemExit(f"unknown setup {name!r}: baseline, serial, current, or one of them @THREADS")
+        base, plus, precision = name.partition("+")
+        kind, _, count = base.partition("@")
+        if kind not in ("baseline", "serial", "current") or (count and not count.isdigit()) or (plus and precision != "bf16"):
+            raise SystemExit(f"unknown setup {name!r}: baseline, serial, current, or one of them @THREADS, +bf16")
+        bf16 = precision == "bf16"
         if kind == "baseline":
             reader = make_reader(config["validation_dataset_reader"], loading_threads=1)
-            setups.append(Setup(name, BASELINE_MODEL, int(count or threads), per_utterance=True, lr=lr, reader=reader))
+            setups.append(Setup(name, BASELINE_MODEL, int(count or threads), per_utterance=True, lr=lr, reader=reader,
+                                bf16=bf16))
         else:
             loading = 1 if kind == "serial" else training_reader.get("loading_threads", 1)
             reader = make_reader(training_reader, loading_threads=loading)
-            setups.append(Setup(name, config["model"], int(count or current_threads), per_utterance=False, lr=lr, reader=reader))
+            setups.append(Setup(name, config["model"], int(count or current_threads), per_utterance=False, lr=lr,
+                                reader=reader, bf16=bf16))
     return setups
 
 
@@ -222,7 +231,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2, help="the baseline's threads (and the current setup's where the config names none)")
     parser.add_argument("--setups", default="baseline,serial,current",
-                        help="comma-separated: baseline, serial, current, each optionally @THREADS (e.g. serial@2,current@2)")
+                        help="comma-separated: baseline, serial, current, each optionally @THREADS and +bf16 "
+                             "(e.g. serial@2,current@2,current@2+bf16)")
     parser.add_argument("--epoch-utterances", type=int, default=27117, help="the pretraining's training utterances")
     parser.add_argument("--profile", action="store_true", help="print the top operators by CPU time per setup")
     args = parser.parse_args()
@@ -271,7 +281,7 @@ def main() -> None:
 
     def reference(kind: str, setup: Setup):
         """The setup of `kind` with `setup`'s torch threads, else the first of `kind`."""
-        of_kind = [s for s in setups if s.name.partition("@")[0] == kind]
+        of_kind = [s for s in setups if s.name.partition("@")[0].partition("+")[0] == kind and not s.bf16]
         return next((s for s in of_kind if s.threads == setup.threads), of_kind[0] if of_kind else None)
 
     results = {
@@ -290,6 +300,7 @@ def main() -> None:
         figures = {
             "threads": setup.threads,
             "loading_threads": setup.reader.loading_threads,
+            "bf16_autocast": setup.bf16,
             "parameters": sum(p.numel() for p in setup.model.parameters()),
             "wall_seconds_per_batch": round(setup.wall / setup.steps, 3),
             "cpu_seconds_per_batch": round(setup.cpu / setup.steps, 3),

@@ -76,8 +76,12 @@ def masked_group_norm(hidden: torch.Tensor, lengths: torch.Tensor, norm: torch.n
     """
     `norm` applied to each row of the `B x C x T` batch `hidden` as if the row held only its first
     `lengths[i]` steps: the statistics of each group count the real steps alone. The outputs past
-    a row's length are zero.
+    a row's length are zero. A half-precision `hidden` (under `torch.autocast`) is normalised in
+    float32 and returned in its own dtype.
     """
+    if hidden.dtype in (torch.bfloat16, torch.float16):  # under autocast: the statistics in float32
+        with torch.autocast(device_type=hidden.device.type, enabled=False):
+            return masked_group_norm(hidden.float(), lengths, norm).to(hidden.dtype)
     batch, channels, steps = hidden.shape
     mask = (torch.arange(steps, device=hidden.device).unsqueeze(0) < lengths.unsqueeze(1)).to(hidden.dtype)
     if norm.num_groups == channels and norm.affine:

@@ -88,3 +88,29 @@ def test_masked_group_norm_is_group_norm_over_each_rows_own_steps(groups):
         assert torch.allclose(out[row, :, :n], norm(hidden[row : row + 1, :, :n])[0])
         assert (out[row, :, n:] == 0).all()
     assert torch.autograd.gradcheck(lambda h, w, b: masked_group_norm(h, lengths, norm), (hidden, norm.weight, norm.bias))
+
+
+@pytest.mark.parametrize("groups", [6, 3])
+def test_masked_group_norm_under_bf16_autocast_normalises_in_float32(groups):
+    torch.manual_seed(0)
+    norm = torch.nn.GroupNorm(groups, 6)
+    conv = torch.nn.Conv1d(1, 6, 5, stride=2)
+    waveform = torch.randn(3, 1, 41)
+    lengths = torch.tensor([19, 12, 5])
+    expected = masked_group_norm(conv(waveform), lengths, norm)
+    expected.sum().backward()
+    grads = [p.grad.clone() for p in (*conv.parameters(), *norm.parameters())]
+    conv.zero_grad()
+    norm.zero_grad()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        hidden = conv(waveform)
+        assert hidden.dtype == torch.bfloat16
+        out = masked_group_norm(hidden, lengths, norm)
+    assert out.dtype == torch.bfloat16
+    out.float().sum().backward()  # a float32 grad meets the bfloat16 output: no dtype clash in backward
+    assert torch.allclose(out.float(), expected, atol=0.1)
+    for row, n in enumerate(lengths.tolist()):
+        assert (out[row, :, n:] == 0).all()
+    for grad, parameter in zip(grads, (*conv.parameters(), *norm.parameters())):
+        assert parameter.grad is not None and parameter.grad.dtype == torch.float32
+        assert torch.allclose(parameter.grad, grad, atol=0.5, rtol=0.1)
