@@ -27,6 +27,12 @@ def _range(name: str, value, low: float, high: float) -> Tuple[float, float]:
 # runs of SoX for one utterance when it dies by a signal
 SOX_ATTEMPTS = 3
 
+
+class SoxCrashed(RuntimeError):
+    """SoX died by a signal on each of its `SOX_ATTEMPTS` runs for one utterance and its settings:
+    on that input it crashes every time (a pretraining here met one such utterance in about 70,000)."""
+
+
 class AudioPerturbation(FromParams):
     """
     Perturbs a training utterance as another speaker or microphone would: its speed (tempo and
@@ -91,6 +97,8 @@ class AudioPerturbation(FromParams):
                 raise InputError(INSTALL_HINT) from None
             if done.returncode >= 0:
                 break
+        if done.returncode < 0:
+            raise SoxCrashed(f"sox was killed by signal {-done.returncode} on each of {SOX_ATTEMPTS} runs with {settings}")
         if done.returncode != 0:
             raise RuntimeError(f"sox failed (exit {done.returncode}): {done.stderr.decode(errors='replace').strip()[-300:]}")
         perturbed, rate = soundfile.read(io.BytesIO(done.stdout), dtype="float32")

@@ -13,7 +13,7 @@ from allennlp.data.tokenizers import Token, Tokenizer
 from srcframework.common.audio import SilentAudio
 from srcframework.common.errors import without_path
 from srcframework.data.audio_indexers.audio_indexer import AudioIndexer, AudioTooLong, WaveformIndexer
-from srcframework.data.audio_perturbation import AudioPerturbation
+from srcframework.data.audio_perturbation import AudioPerturbation, SoxCrashed
 from srcframework.data.dataset_readers.squad import add_context_fields
 from srcframework.data.dataset_readers.squad_questions import log_read
 from srcframework.data.errors import DatasetError
@@ -223,7 +223,15 @@ class SquadSrcReader(DatasetReader):
         perturbation: Dict[str, float] = {}
         if field is not None and self.audio_perturbation is not None:
             perturbation = self.audio_perturbation.draw(question_rng(seed, spoken.fid, "audio_perturbation"))
-            waveform = self.audio_perturbation.apply(field.waveform, field.sample_rate, perturbation)
+            try:
+                waveform = self.audio_perturbation.apply(field.waveform, field.sample_rate, perturbation)
+            except SoxCrashed as err:
+                # the same crash on every read of it: read as it is, so that a training goes on and a
+                # resumed run reads what a straight one reads
+                logger.warning("%s: read unperturbed: %s", spoken.audio, err)
+                waveform, perturbation = field.waveform, {}
+            except RuntimeError as err:
+                raise RuntimeError(f"{spoken.audio}: {err}") from None
             field = AudioField(waveform, field.sample_rate, source=field.source)
         return field, perturbation, skipped
 

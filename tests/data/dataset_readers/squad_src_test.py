@@ -339,3 +339,51 @@ def test_bad_perturbation_ranges_are_one_clear_error(options, message):
 
     with pytest.raises(InputError, match=message):
         AudioPerturbation(**options)
+
+
+def fake_sox(tmp_path, monkeypatch, body):
+    """A `sox` first on PATH that runs `body` (bash; REAL_SOX is the real one)."""
+    import stat
+
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    script = folder / "sox"
+    script.write_text("#!/bin/bash\n" + body.replace("REAL_SOX", shutil.which("sox")) + "\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_recording_sox_always_crashes_on_is_read_unperturbed_and_named(built, tmp_path, monkeypatch, caplog, threads):
+    from srcframework.data.audio_perturbation import SOX_ATTEMPTS, AudioPerturbation
+
+    def instances():
+        reader = SquadSrcReader(audio_perturbation=AudioPerturbation(), noise_seed=3, loading_threads=threads)
+        reader.set_epoch(0)
+        return list(reader.read(str(built / "fid2qid_dev.csv")))
+
+    perturbed = instances()
+    speed = perturbed[0]["metadata"]["perturbation"]["speed"]
+    # SoX dies by SIGSEGV on the first recording's settings, every time; the others are the real SoX
+    fake_sox(tmp_path, monkeypatch, f'echo "${{12}}" >> {tmp_path}/runs\n'
+             f'if [ "${{11}}" = speed ] && [ "${{12}}" = "{speed}" ]; then kill -SEGV $$; fi\nexec REAL_SOX "$@"')
+    with caplog.at_level(logging.WARNING):
+        read_again = instances()
+    assert (tmp_path / "runs").read_text().split().count(str(speed)) == SOX_ATTEMPTS
+    _, plain = read(built)
+    assert numpy.array_equal(read_again[0]["question"].waveform, plain[0]["question"].waveform)
+    assert "perturbation" not in read_again[0]["metadata"].metadata
+    for again, before in zip(read_again[1:], perturbed[1:]):
+        assert again["metadata"]["perturbation"] == before["metadata"]["perturbation"]
+        assert numpy.array_equal(again["question"].waveform, before["question"].waveform)
+    [warning] = [r.getMessage() for r in caplog.records if "read unperturbed" in r.getMessage()]
+    assert warning.startswith(str(wav(built, 0)) + ": read unperturbed: sox was killed by signal 11 on each of 3 runs")
+
+
+def test_a_sox_error_names_the_recording(built, tmp_path, monkeypatch):
+    from srcframework.data.audio_perturbation import AudioPerturbation
+
+    fake_sox(tmp_path, monkeypatch, 'echo "no such effect" >&2\nexit 2')
+    reader = SquadSrcReader(audio_perturbation=AudioPerturbation(), noise_seed=3)
+    with pytest.raises(RuntimeError, match=rf"^{wav(built, 0)}: sox failed \(exit 2\): no such effect"):
+        list(reader.read(str(built / "fid2qid_dev.csv")))
