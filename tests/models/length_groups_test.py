@@ -142,12 +142,17 @@ class TestLengthGroups(ModelTestCase):
         alone = self.model(**tensors)
         hook.remove()
         assert sorted(shape for shape in widths if shape[1] >= 14) == [(2, 14), (2, 1400), (2, 1400)]
-        assert shared["best_span"].tolist() == alone["best_span"].tolist()
-        assert shared["best_span_str"] == alone["best_span_str"]
         for key in ("span_start_logits", "span_end_logits"):
             assert shared[key].shape == alone[key].shape
             assert torch.allclose(shared[key], alone[key], atol=1e-5)
         assert torch.allclose(shared["loss"], alone["loss"], atol=1e-5)
+        # LONG repeats one sentence, so an untrained model's best spans in it can tie to the last
+        # digits: each shared span scores what the best span scores with one encoding a row
+        for row, (one, other) in enumerate(zip(shared["best_span"].tolist(), alone["best_span"].tolist())):
+            def score(span):
+                return float(alone["span_start_logits"][row, span[0]] + alone["span_end_logits"][row, span[1]])
+
+            assert score(one) == pytest.approx(score(other), abs=1e-4)
         # training encodes every row (each row its own dropout draws)
         self.model.share_context_encodings = True
         self.model.train()
