@@ -79,7 +79,8 @@ def masked_group_norm(hidden: torch.Tensor, lengths: torch.Tensor, norm: torch.n
     a row's length are zero. A half-precision `hidden` (under `torch.autocast`) is normalised in
     float32 and returned in its own dtype.
     """
-    if hidden.dtype in (torch.bfloat16, torch.float16):  # under autocast: the statistics in float32
+    if hidden.dtype in (torch.bfloat16, torch.float16) and torch.is_autocast_enabled(hidden.device.type):
+        # under autocast: the statistics in float32
         with torch.autocast(device_type=hidden.device.type, enabled=False):
             return masked_group_norm(hidden.float(), lengths, norm).to(hidden.dtype)
     batch, channels, steps = hidden.shape

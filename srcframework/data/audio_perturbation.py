@@ -2,6 +2,7 @@
 import io
 import random
 import shutil
+import signal
 import subprocess
 from typing import Dict, Tuple
 
@@ -24,8 +25,9 @@ def _range(name: str, value, low: float, high: float) -> Tuple[float, float]:
     return first, second
 
 
-# runs of SoX for one utterance when it dies by a signal
+# runs of SoX for one utterance when it crashes (dies by one of CRASH_SIGNALS)
 SOX_ATTEMPTS = 3
+CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGILL, signal.SIGFPE}
 
 
 class SoxCrashed(RuntimeError):
@@ -89,19 +91,20 @@ class AudioPerturbation(FromParams):
         command = ["sox", "-t", "wav", "-", "-t", "wav", "-e", "floating-point", "-b", "32", "-",
                    "speed", str(settings["speed"]), "pitch", str(settings["pitch"]), "gain", str(settings["gain_db"]),
                    "rate", str(sample_rate)]
-        # SoX, killed by a signal (it crashed with SIGSEGV once in about 50,000 runs of a pretraining here),
-        # is run again: its output depends only on its input and settings
+        # SoX that crashes (SIGSEGV and the like) is run again, in case the crash was not the input's:
+        # its output depends only on its input and settings
         for _ in range(SOX_ATTEMPTS):
             try:
                 done = subprocess.run(command, input=source.getvalue(), capture_output=True)
             except FileNotFoundError:
                 raise InputError(INSTALL_HINT) from None
-            if done.returncode >= 0:
+            if -done.returncode not in CRASH_SIGNALS:
                 break
-        if done.returncode < 0:
+        if -done.returncode in CRASH_SIGNALS:
             raise SoxCrashed(f"sox was killed by signal {-done.returncode} on each of {SOX_ATTEMPTS} runs with {settings}")
-        if done.returncode != 0:
-            raise RuntimeError(f"sox failed (exit {done.returncode}): {done.stderr.decode(errors='replace').strip()[-300:]}")
+        if done.returncode != 0:  # an error, or killed from outside (SIGKILL, SIGTERM): not the input's doing
+            message = " ".join(done.stderr.decode(errors="replace").split())[-300:]
+            raise RuntimeError(f"sox failed (exit {done.returncode}): {message}")
         perturbed, rate = soundfile.read(io.BytesIO(done.stdout), dtype="float32")
         if rate != sample_rate:
             raise RuntimeError(f"sox returned {rate} Hz audio for {sample_rate} Hz input")

@@ -81,13 +81,13 @@ def can_trim(field_tensors: Dict[str, Dict[str, torch.Tensor]], width: int) -> b
 def same_rows(field_tensors: Dict[str, Dict[str, torch.Tensor]], lengths: List[int]) -> List[int]:
     """For each batch row, the first row whose text field holds the same thing: the same length
     and, over it, the same values in every tensor (`B x width x ...`, as `can_trim` requires)."""
-    tensors = [tensor for group in field_tensors.values() for tensor in group.values()]
+    tensors = [tensor.cpu() for group in field_tensors.values() for tensor in group.values()]
     first: List[int] = []
     seen: Dict[Any, int] = {}
     for row, length in enumerate(lengths):
         digest = hashlib.blake2b(digest_size=16)
         for tensor in tensors:
-            digest.update(tensor[row, :length].contiguous().cpu().numpy().tobytes())
+            digest.update(tensor[row, :length].contiguous().numpy().tobytes())
         key = (length, digest.digest())
         match = seen.get(key)
         if match is not None and all(torch.equal(t[row, :length], t[match, :length]) for t in tensors):

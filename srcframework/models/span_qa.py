@@ -202,6 +202,8 @@ class SpanQA(Model):
         if batch_size < 2 or not groups_of.can_trim(context, width):
             return None
         lengths = mask.sum(-1).tolist()
+        if min(lengths) == 0:  # an empty context runs with the others, as the other paths run it
+            return None
         first = groups_of.same_rows(context, lengths)
         distinct = sorted(set(first))
         if len(distinct) == batch_size:

@@ -1,4 +1,5 @@
-"""SoX perturbation: a SoX run that dies by a signal is run again, one that fails is one error."""
+"""SoX perturbation: a SoX run that crashes (SIGSEGV and the like) is run again and one that crashes every
+time is `SoxCrashed`; one that fails, or is killed from outside, is one error."""
 import os
 import shutil
 import stat
@@ -45,3 +46,24 @@ def test_a_sox_that_keeps_failing_is_one_error(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match=r"sox failed \(exit 2\): no such effect"):
         perturbation.apply(tone(), 16000, SETTINGS)
     assert (tmp_path / "runs").read_text().count("run") == 1  # an error exit is not retried
+
+
+def test_sox_killed_from_outside_is_an_error_not_a_crash(tmp_path, monkeypatch):
+    from srcframework.data.audio_perturbation import SoxCrashed
+
+    perturbation = AudioPerturbation()
+    sox_on_path(tmp_path, monkeypatch, 'echo run >> COUNT\nkill -KILL $$')
+    with pytest.raises(RuntimeError, match=r"sox failed \(exit -9\)") as raised:
+        perturbation.apply(tone(), 16000, SETTINGS)
+    assert not isinstance(raised.value, SoxCrashed)
+    assert (tmp_path / "runs").read_text().count("run") == 1
+
+
+def test_sox_that_crashes_every_time_is_sox_crashed_after_three_runs(tmp_path, monkeypatch):
+    from srcframework.data.audio_perturbation import SOX_ATTEMPTS, SoxCrashed
+
+    perturbation = AudioPerturbation()
+    sox_on_path(tmp_path, monkeypatch, 'echo run >> COUNT\nkill -SEGV $$')
+    with pytest.raises(SoxCrashed, match=r"sox was killed by signal 11 on each of 3 runs"):
+        perturbation.apply(tone(), 16000, SETTINGS)
+    assert (tmp_path / "runs").read_text().count("run") == SOX_ATTEMPTS

@@ -163,6 +163,31 @@ class TestLengthGroups(ModelTestCase):
         hook.remove()
         assert sum(rows for rows, width in widths if width >= 14) == 6
 
+    @pytest.mark.parametrize("group_by_length", [True, False])
+    def test_short_contexts_asked_twice_share_one_padded_encoding(self, group_by_length):
+        self.model.eval()
+        self.model.group_by_length = group_by_length
+        reader = DatasetReader.from_params(Params.from_file(self.param_file)["dataset_reader"])
+        first, second = SHORT, SHORT + " It reopened in 1890 ."
+        contexts = [first, second, first, second]
+        tensors = self.tensors([reader.text_to_instance(question, context, question_id=f"q{k}")
+                                for k, (question, context) in enumerate(zip(
+                                    ["Who dredged the harbour ?", "When did it reopen ?", "Which harbour ?",
+                                     "Who was Ossia Brandt ?"], contexts))])
+        shapes = []
+        hook = self.model.context_encoder.register_forward_hook(
+            lambda module, inputs, output: shapes.append(tuple(output[1].shape)))
+        shared = self.model(**tensors)
+        self.model.share_context_encodings = False
+        alone = self.model(**tensors)
+        hook.remove()
+        width = get_text_field_mask(tensors["context"]).size(1)
+        # the two contexts encoded once, together; then all four rows at once
+        assert [shape for shape in shapes if shape[1] == width] == [(2, width), (4, width)]
+        for key in ("span_start_logits", "span_end_logits"):
+            assert torch.allclose(shared[key], alone[key], atol=1e-5)
+        assert shared["best_span"].tolist() == alone["best_span"].tolist()
+
     def test_a_long_context_is_embedded_in_pieces_with_the_same_outputs(self, monkeypatch):
         self.model.eval()
         tensors = self.tensors(self.batch)

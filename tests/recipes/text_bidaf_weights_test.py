@@ -30,13 +30,9 @@ def with_record(archive, target, **record) -> str:
     return str(target)
 
 
-def test_the_last_epoch_of_a_card_is_unpacked(tiny_archive, tmp_path, monkeypatch):
-    from srcframework.pretrained import install
-
-    monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "models"))
+def test_the_last_epoch_of_an_archive_is_unpacked(tiny_archive, tmp_path):
     archive = with_record(tiny_archive, tmp_path / "last.tar.gz", checkpoint="last", epoch=2, epochs=2)
-    install("bidaf-clean", archive)
-    source = SCRIPT.unpack("bidaf-clean", str(tmp_path / "text_bidaf"), epoch=2)
+    source = SCRIPT.unpack(archive, str(tmp_path / "text_bidaf"), epoch=2)
     folder = tmp_path / "text_bidaf"
     assert sorted(p.name for p in folder.iterdir()) == ["source.json", "vocabulary", "weights.th"]
     assert (folder / "vocabulary" / "tokens.txt").is_file()
@@ -47,6 +43,20 @@ def test_the_last_epoch_of_a_card_is_unpacked(tiny_archive, tmp_path, monkeypatc
     assert json.loads((folder / "source.json").read_text()) == source
     assert source["training_record"]["epoch"] == 2 and len(source["sha256"]) == 64
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("text_bidaf.")]  # no scratch folder left
+
+
+def test_the_released_card_is_unpacked_and_another_copy_under_its_id_refused(tiny_archive, tmp_path, monkeypatch):
+    from srcframework.pretrained import install, model_card
+
+    monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "models"))  # nothing installed: the release
+    source = SCRIPT.unpack("bidaf-clean", str(tmp_path / "released"), epoch=6)
+    assert source["sha256"] == model_card("bidaf-clean").model_usage.sha256
+    assert (tmp_path / "released" / "weights.th").is_file()
+    # a copy from another training installed under the id: same last epoch, other weights
+    install("bidaf-clean", with_record(tiny_archive, tmp_path / "other.tar.gz", checkpoint="last", epoch=6, epochs=6))
+    with pytest.raises(SystemExit, match=r"not the archive the card 'bidaf-clean' releases"):
+        SCRIPT.unpack("bidaf-clean", str(tmp_path / "other"), epoch=6)
+    assert not (tmp_path / "other").exists()
 
 
 @pytest.mark.parametrize("record, message", [

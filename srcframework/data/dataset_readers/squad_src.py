@@ -231,7 +231,7 @@ class SquadSrcReader(DatasetReader):
                 logger.warning("%s: read unperturbed: %s", spoken.audio, err)
                 waveform, perturbation = field.waveform, {}
             except RuntimeError as err:
-                raise RuntimeError(f"{spoken.audio}: {err}") from None
+                raise RuntimeError(f"{spoken.audio}: {err}") from err
             field = AudioField(waveform, field.sample_rate, source=field.source)
         return field, perturbation, skipped
 
