@@ -27,6 +27,9 @@ class SpanQAModelChecks:
 class TestSpanQA(SpanQAModelChecks, ModelTestCase):
     def setup_method(self):
         super().setup_method()
+        # the initial weights, whatever tests ran before in this process (overfitting 9 questions
+        # reaches F1 0.78 to 1.0 depending on them)
+        torch.manual_seed(0)
         self.set_up_model(FIXTURES / "bidaf_tiny.jsonnet", FIXTURES / "squad_tiny.json")
 
     def test_forward_outputs_answer_strings_and_metrics(self):
