@@ -19,6 +19,7 @@ from srcframework.data.squad_src_layout import Speaker, wav_name, write_fid2qid,
 from srcframework.common.audio import write_wav_atomic
 from srcframework.speech.flite import FliteSynthesizer
 from tests.conftest import FIXTURES
+from tests.data.audio_perturbation_test import sox_on_path
 
 QIDS = ["q1", "q2", "q3", "q4", "q5", "q6"]
 FIDS = [f"DEV{n:06d}" for n in range(1, 7)]
@@ -341,18 +342,6 @@ def test_bad_perturbation_ranges_are_one_clear_error(options, message):
         AudioPerturbation(**options)
 
 
-def fake_sox(tmp_path, monkeypatch, body):
-    """A `sox` first on PATH that runs `body` (bash; REAL_SOX is the real one)."""
-    import stat
-
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    script = folder / "sox"
-    script.write_text("#!/bin/bash\n" + body.replace("REAL_SOX", shutil.which("sox")) + "\n")
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
-
-
 @pytest.mark.parametrize("threads", [1, 2])
 def test_a_recording_sox_always_crashes_on_is_read_unperturbed_and_named(built, tmp_path, monkeypatch, caplog, threads):
     from srcframework.data.audio_perturbation import SOX_ATTEMPTS, AudioPerturbation
@@ -365,7 +354,7 @@ def test_a_recording_sox_always_crashes_on_is_read_unperturbed_and_named(built, 
     perturbed = instances()
     speed = perturbed[0]["metadata"]["perturbation"]["speed"]
     # SoX dies by SIGSEGV on the first recording's settings, every time; the others are the real SoX
-    fake_sox(tmp_path, monkeypatch, f'echo "${{12}}" >> {tmp_path}/runs\n'
+    sox_on_path(tmp_path, monkeypatch, 'echo "${12}" >> COUNT\n'
              f'if [ "${{11}}" = speed ] && [ "${{12}}" = "{speed}" ]; then kill -SEGV $$; fi\nexec REAL_SOX "$@"')
     with caplog.at_level(logging.WARNING):
         read_again = instances()
@@ -383,7 +372,7 @@ def test_a_recording_sox_always_crashes_on_is_read_unperturbed_and_named(built, 
 def test_a_sox_error_names_the_recording(built, tmp_path, monkeypatch):
     from srcframework.data.audio_perturbation import AudioPerturbation
 
-    fake_sox(tmp_path, monkeypatch, 'echo "no such effect" >&2\nexit 2')
+    sox_on_path(tmp_path, monkeypatch, 'echo "no such effect" >&2\nexit 2')
     reader = SquadSrcReader(audio_perturbation=AudioPerturbation(), noise_seed=3)
     with pytest.raises(RuntimeError, match=rf"^{wav(built, 0)}: sox failed \(exit 2\): no such effect"):
         list(reader.read(str(built / "fid2qid_dev.csv")))
