@@ -178,17 +178,7 @@ class SpanQA(Model):
         if not groups_of.needs_groups(lengths, self.max_group_positions):
             return None
         groups = groups_of.length_groups(lengths, max_positions=self.max_group_positions)
-        parts = []
-        for rows in groups:
-            index = torch.tensor(rows, dtype=torch.long, device=mask.device)
-            parts.append(self._spans(
-                groups_of.trim_rows(context, index, max(1, max(lengths[k] for k in rows)))
-                if trim else groups_of.select_rows(context, index, batch_size),
-                groups_of.select_rows(question, index, batch_size),
-                None if span_start is None else span_start.index_select(0, index),
-                None if span_end is None else span_end.index_select(0, index),
-            ))
-        return groups_of.merge_outputs(parts, groups, batch_size, width, ("span_start_logits", "span_end_logits"))
+        return self._spans_by_group(context, question, span_start, span_end, groups, lengths, trim)
 
     def _shared_context_spans(self, context, question, span_start, span_end) -> Optional[Dict[str, torch.Tensor]]:
         """Outside training, the span head's outputs with each distinct context of the batch
@@ -208,33 +198,47 @@ class SpanQA(Model):
         distinct = sorted(set(first))
         if len(distinct) == batch_size:
             return None
-
-        def rows_of(rows):
-            index = torch.tensor(rows, dtype=torch.long, device=mask.device)
-            return index, groups_of.trim_rows(context, index, max(1, max(lengths[k] for k in rows)))
-
         encodings = {}
         for group in groups_of.length_groups([lengths[k] for k in distinct], max_positions=self.max_group_positions):
             rows = [distinct[k] for k in group]
-            encoded, _ = self.context_encoder(rows_of(rows)[1])
+            index = torch.tensor(rows, dtype=torch.long, device=mask.device)
+            encoded, _ = self.context_encoder(groups_of.trim_rows(context, index, max(lengths[k] for k in rows)))
             for position, row in enumerate(rows):
                 encodings[row] = encoded[position, : lengths[row]]
+
+        def encoded_rows(rows, rows_context):
+            rows_mask = get_text_field_mask(rows_context)
+            encoded = torch.nn.utils.rnn.pad_sequence([encodings[first[k]] for k in rows], batch_first=True)
+            return torch.nn.functional.pad(encoded, (0, 0, 0, rows_mask.size(1) - encoded.size(1))), rows_mask
+
         if self.group_by_length and groups_of.needs_groups(lengths, self.max_group_positions):
             groups = groups_of.length_groups(lengths, max_positions=self.max_group_positions)
         else:
             groups = [list(range(batch_size))]
+        return self._spans_by_group(context, question, span_start, span_end, groups, lengths, True, encoded_rows)
+
+    def _spans_by_group(
+        self, context, question, span_start, span_end, groups, lengths, trim, encoded_rows=None
+    ) -> Dict[str, torch.Tensor]:
+        """The span head run on each group of rows in turn, its outputs put back in batch order at
+        the batch's width. With `trim`, a group's context tensors are cut to its longest row
+        (`lengths`); `encoded_rows(rows, rows_context)`: those rows' context encoding and mask,
+        where it was computed already."""
+        mask = get_text_field_mask(context)
+        batch_size, width = mask.shape
         parts = []
         for rows in groups:
-            index, trimmed = rows_of(rows)
-            trimmed_mask = get_text_field_mask(trimmed)
-            encoded = torch.nn.utils.rnn.pad_sequence([encodings[first[k]] for k in rows], batch_first=True)
-            encoded = torch.nn.functional.pad(encoded, (0, 0, 0, trimmed_mask.size(1) - encoded.size(1)))
+            index = torch.tensor(rows, dtype=torch.long, device=mask.device)
+            rows_context = (
+                groups_of.trim_rows(context, index, max(1, max(lengths[k] for k in rows)))
+                if trim else groups_of.select_rows(context, index, batch_size)
+            )
             parts.append(self._spans(
-                trimmed,
+                rows_context,
                 groups_of.select_rows(question, index, batch_size),
                 None if span_start is None else span_start.index_select(0, index),
                 None if span_end is None else span_end.index_select(0, index),
-                encoded=(encoded, trimmed_mask),
+                encoded=None if encoded_rows is None else encoded_rows(rows, rows_context),
             ))
         return groups_of.merge_outputs(parts, groups, batch_size, width, ("span_start_logits", "span_end_logits"))
 
