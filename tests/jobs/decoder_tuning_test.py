@@ -1,4 +1,5 @@
 import json
+import shutil
 
 import pytest
 
@@ -43,3 +44,17 @@ def test_a_drawn_subset_and_bad_settings(spoken, squad_dev_lm):
         tune_lexicon_decoder(folder, model, squad_dev_lm, [], [0.0], progress=False)
     with pytest.raises(ValueError, match="limit must be at least 1"):
         tune_lexicon_decoder(folder, model, squad_dev_lm, [1.0], [0.0], limit=0, progress=False)
+
+
+def test_a_question_read_by_several_voices_counts_each_recording(spoken, squad_dev_lm, tmp_path):
+    src, model = spoken
+    folder = tmp_path / "src"
+    shutil.copytree(src, folder)
+    fid2qid = folder / "fid2qid_dev.csv"
+    lines = fid2qid.read_text().splitlines()
+    fid, qid = lines[-1].split("\t")[:2]
+    audio = next(p for p in (folder / "wavs").iterdir() if p.name.startswith(fid + "_"))
+    shutil.copy(audio, audio.with_name(audio.name.replace(fid, "AGAIN" + fid, 1)))
+    fid2qid.write_text("\n".join(lines + [f"AGAIN{fid}\t{qid}"]) + "\n")
+    result = tune_lexicon_decoder(SquadSrcFolder(str(folder)), model, squad_dev_lm, [1.0], [0.0], progress=False)
+    assert result["recordings"] == 5
