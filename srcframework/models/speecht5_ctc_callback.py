@@ -41,3 +41,11 @@ class SaveSpeechT5CtcCallback(TrainerCallback):
         if os.path.isfile(best):
             model.load_state_dict(torch.load(best, map_location="cpu"))
         model.save_encoder(self.folder)
+
+    @classmethod
+    def outputs_from_archive(cls, model, serialization_dir: str, folder: str = "speecht5_ctc") -> None:
+        """Writes the encoder folder of a finished training from its archived `model` (the recipe
+        runner does, when it puts a training back from its released archive)."""
+        if not hasattr(model, "save_encoder"):
+            raise TypeError(f"save_speecht5_ctc needs a speecht5_ctc model, got {type(model).__name__}")
+        model.save_encoder(cls(serialization_dir, folder).folder)

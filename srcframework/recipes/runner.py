@@ -4,7 +4,8 @@
 `run_recipe` does it: a training by `allennlp train` in this process (`--recover` from its last
 epoch; before it starts, the repository's snapshot of its folder is put back, `allennlp snapshot
 restore`), with the overrides `-o` given to every training, then its archive installed in the
-models folder under its card id; a command in a process of its own with this installation's
+models folder under its card id; a training not started here whose card's archive is released in
+the clone with the training's config is put back from that archive instead (`from_release`); a command in a process of its own with this installation's
 `allennlp` and `python`; a registered job in this process. Each step that ends is stamped with its
 fingerprint (`srcframework.recipes.state`), so the next run skips it until what it reads changes;
 a stale training's folder is kept as `FOLDER.stale-N` before the training starts again.
@@ -23,6 +24,7 @@ from allennlp.common import Params
 
 from srcframework.common.errors import InputError
 from srcframework.common.training_runs import finished
+from srcframework.recipes.from_release import released_archive, restore_from_release
 from srcframework.recipes.jobs import RecipeJob
 from srcframework.recipes.recipe import Recipe, Step
 from srcframework.recipes.state import FINISHED, RESUME, STALE, TO_RUN, StepState, StepStates, stamp_path, stamp_step, step_environment
@@ -136,6 +138,12 @@ def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, thr
            snapshots: Optional[str]) -> None:
     from allennlp.commands.train import train_model
 
+    if state.status == TO_RUN:
+        archive = released_archive(step, states.config(step))
+        if archive is not None:
+            restore_from_release(step, archive)
+            say(f"{step.name}: put back from its released archive {os.path.relpath(archive)} (same config); not trained again")
+            return
     if state.status in (TO_RUN, RESUME):
         restore_snapshot(step.folder, snapshots)
         states.forget(step)

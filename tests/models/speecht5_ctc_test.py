@@ -1,5 +1,6 @@
 import json
 import os
+import shutil
 
 import pytest
 import torch
@@ -127,6 +128,26 @@ def test_trains_saves_and_loads_through_the_speecht5_question_encoder(trained):
         theirs, their_mask = encoder(batch)
     assert torch.equal(our_mask, their_mask)
     assert torch.allclose(ours[our_mask], theirs[their_mask], atol=1e-5)
+
+
+def test_the_encoder_folder_is_written_again_from_the_archive(trained, tmp_path):
+    """What the recipe runner does for a training put back from its released archive."""
+    from allennlp.models.archival import load_archive
+
+    from srcframework.models.speecht5_ctc_callback import SaveSpeechT5CtcCallback
+
+    from srcframework.recipes.from_release import _callback_outputs
+
+    model = load_archive(str(trained / "model.tar.gz")).model
+    SaveSpeechT5CtcCallback.outputs_from_archive(model, str(tmp_path / "direct"))
+    # the runner finds the callback in the training's config
+    for name in ("config.json", "model.tar.gz"):
+        shutil.copyfile(trained / name, tmp_path / name)
+    _callback_outputs(str(tmp_path))
+    for name in os.listdir(trained / "speecht5_ctc"):
+        original = (trained / "speecht5_ctc" / name).read_bytes()
+        assert (tmp_path / "direct" / "speecht5_ctc" / name).read_bytes() == original, name
+        assert (tmp_path / "speecht5_ctc" / name).read_bytes() == original, name
 
 
 def test_from_params_builds_the_configured_encoder():

@@ -1,0 +1,86 @@
+"""A recipe training put back from its released archive: only with the training's config, after the
+sha256 check, into a folder the recipe counts finished; the runner does it instead of training."""
+import json
+import shutil
+import tarfile
+
+import pytest
+
+from srcframework.common.errors import InputError
+from srcframework.common.files import file_sha256
+from srcframework.common.training_runs import finished
+from srcframework.recipes.from_release import released_archive, restore_from_release
+from srcframework.recipes.recipe import Step
+from tests.conftest import FIXTURES, ROOT
+
+
+@pytest.fixture
+def released(tmp_path, monkeypatch, tiny_archive):
+    """A clone-like folder whose card `tiny-released` releases the tiny BiDAF's archive; its config."""
+    cards = tmp_path / "clone" / "modelcards"
+    cards.mkdir(parents=True)
+    (tmp_path / "clone" / "models").mkdir()
+    archive = tmp_path / "clone" / "models" / "tiny-released.tar.gz"
+    shutil.copyfile(tiny_archive, archive)
+    card = json.loads((ROOT / "srcframework" / "modelcards" / "bidaf-quickstart.json").read_text())
+    card["id"] = "tiny-released"
+    card["model_usage"].update(archive_file="models/tiny-released.tar.gz", sha256=file_sha256(str(archive)),
+                               size=archive.stat().st_size)
+    (cards / "tiny-released.json").write_text(json.dumps(card))
+    monkeypatch.setenv("SRCFRAMEWORK_MODELCARDS", str(cards))
+    with tarfile.open(archive) as tar:
+        config = json.load(tar.extractfile("config.json"))
+    return archive, config
+
+
+def test_a_released_training_comes_back_into_a_finished_folder(released, tmp_path):
+    archive, config = released
+    step = Step(name="first", config=str(FIXTURES / "bidaf_tiny.jsonnet"), folder=str(tmp_path / "runs" / "first"),
+                card="tiny-released")
+    assert released_archive(step, config) == str(archive)
+    restore_from_release(step, str(archive))
+    folder = tmp_path / "runs" / "first"
+    assert finished(str(folder))
+    assert (folder / "model.tar.gz").read_bytes() == archive.read_bytes()
+    assert json.loads((folder / "config.json").read_text()) == config
+    assert (folder / "best.th").is_file() and (folder / "vocabulary" / "tokens.txt").is_file()
+    assert json.loads((folder / "metrics.json").read_text())["sha256"] == file_sha256(str(archive))
+    assert not [p for p in (tmp_path / "runs").iterdir() if p.name.startswith(".")]  # no staging left
+
+
+def test_another_config_no_card_or_a_changed_archive_is_not_put_back(released, tmp_path):
+    archive, config = released
+    step = Step(name="first", config="x.jsonnet", folder=str(tmp_path / "first"), card="tiny-released")
+    changed = json.loads(json.dumps(config))
+    changed["trainer"]["num_epochs"] = 99
+    assert released_archive(step, changed) is None
+    assert released_archive(Step(name="first", config="x.jsonnet", folder=str(tmp_path / "first")), config) is None
+    archive.write_bytes(archive.read_bytes() + b"\0")
+    with pytest.raises(InputError, match="does not match the sha256 its card records"):
+        released_archive(step, config)
+
+
+def test_the_runner_puts_a_released_training_back_instead_of_training_it(tmp_path, monkeypatch, tiny_archive, capsys):
+    from srcframework.recipes.recipe import load_recipe
+    from srcframework.recipes.runner import run_recipe
+    from srcframework.recipes.state import StepStates
+
+    # the tiny recipe's first training declares card bidaf-quickstart; here that card releases the tiny archive
+    cards = tmp_path / "clone" / "modelcards"
+    cards.mkdir(parents=True)
+    (tmp_path / "clone" / "models").mkdir()
+    archive = tmp_path / "clone" / "models" / "bidaf-quickstart.tar.gz"
+    shutil.copyfile(tiny_archive, archive)
+    card = json.loads((ROOT / "srcframework" / "modelcards" / "bidaf-quickstart.json").read_text())
+    card["model_usage"].update(sha256=file_sha256(str(archive)), size=archive.stat().st_size)
+    (cards / "bidaf-quickstart.json").write_text(json.dumps(card))
+    monkeypatch.setenv("SRCFRAMEWORK_MODELCARDS", str(cards))
+    monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "installed"))
+    runs = str(tmp_path / "runs")
+    recipe = load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=runs)
+    run_recipe(recipe, ["first"], runs)
+    out = capsys.readouterr().out
+    assert "first: put back from its released archive" in out and "train " not in out
+    folder = tmp_path / "runs" / "tiny" / "first"
+    assert (folder / "model.tar.gz").read_bytes() == archive.read_bytes()
+    assert StepStates(recipe, runs).state(recipe.step("first")).status == "finished"
