@@ -18,7 +18,8 @@ When a step ends, the runner writes a **stamp** into the recipe's state folder
 - **stale** when its outputs are there but its fingerprint has changed (its config, a file it
   reads, or the output of a need, which was made again);
 - **to resume** when a training stopped after an epoch (`allennlp train --recover`);
-- **to run** otherwise.
+- **to run** otherwise; a training whose card's archive is released in the clone with the
+  training's config says it will be put back from it (`srcframework.recipes.from_release`).
 """
 import json
 import os
@@ -197,6 +198,11 @@ class StepStates:
             return StepState(step, STALE, f"stale: {difference}", fingerprint, run.epochs_done)
         if run.epochs_done and os.path.isfile(os.path.join(step.folder, CONFIG_NAME)):
             return StepState(step, RESUME, f"epoch {run.epochs_done} of {run.num_epochs or '?'}", fingerprint, run.epochs_done)
+        from srcframework.recipes.from_release import released_archive
+
+        archive = released_archive(step, self.config(step))
+        if archive is not None:
+            return StepState(step, TO_RUN, f"put back from its released archive {os.path.relpath(archive)}", fingerprint)
         return StepState(step, TO_RUN, "not started", fingerprint)
 
 

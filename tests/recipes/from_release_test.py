@@ -78,6 +78,7 @@ def test_the_runner_puts_a_released_training_back_instead_of_training_it(tmp_pat
     monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "installed"))
     runs = str(tmp_path / "runs")
     recipe = load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=runs)
+    assert StepStates(recipe, runs).state(recipe.step("first")).why.startswith("put back from its released archive")
     run_recipe(recipe, ["first"], runs)
     out = capsys.readouterr().out
     assert "first: put back from its released archive" in out and "train " not in out
