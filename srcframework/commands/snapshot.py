@@ -1,8 +1,10 @@
 """`allennlp snapshot [list|save|restore|remove]`: long work under way, carried to the next machine in
 the repository (`srcframework.training.snapshot`).
 
-- `allennlp snapshot save RUN_DIR [--name N] [--float16]`: a training's newest epoch (weights and
-  optimizer state), or `save OUTPUT` for a journaled job's journals, into `models/snapshots/`;
+- `allennlp snapshot save RUN_DIR [--name N] [--float16] [--keep-initial]`: a training's newest
+  epoch (weights and optimizer state; the weights that equal those of the model built afresh from its
+  config.json are left out, unless `--keep-initial`), or `save OUTPUT` for a journaled job's
+  journals, into `models/snapshots/`;
 - `allennlp snapshot restore RUN_DIR`: puts it back, so that `allennlp train CONFIG -s RUN_DIR
   --recover` (or the job's own command) continues from it;
 - `allennlp snapshot list`: what the repository holds; `remove RUN_DIR` deletes one.
@@ -34,6 +36,9 @@ class Snapshot(Subcommand):
         saving.add_argument("source", help="a serialization folder with a finished epoch, or a journaled job's output path")
         saving.add_argument("--name", help="the snapshot's name (default: the source's last two path parts)")
         saving.add_argument("--float16", action="store_true", help="weights and optimizer moments in half precision")
+        saving.add_argument("--keep-initial", action="store_true",
+                            help="store the weights equal to their initialisation too (by default they are left out, "
+                                 "and restore builds them again from config.json and the files it names)")
         saving.set_defaults(func=run_save)
 
         restoring = actions.add_parser("restore", help="put a snapshot back where it came from")
@@ -58,7 +63,8 @@ def run_list(args: argparse.Namespace) -> List[Dict]:
 
 
 def run_save(args: argparse.Namespace) -> Dict:
-    record = snapshot.save(args.source, name=args.name, folder=args.folder, float16=args.float16)
+    record = snapshot.save(args.source, name=args.name, folder=args.folder, float16=args.float16,
+                           leave_out_initial=not args.keep_initial)
     print(f"saved {snapshot.describe(record)}")
     print(f"  commit models/snapshots/{record['name']}.tar.gz and .json; on another machine "
           f"`allennlp snapshot restore {record['source']}` puts it back")

@@ -18,15 +18,29 @@ Two kinds:
   command goes on from them (the journals carry the key of their config and input, so a changed
   job refuses them).
 
+Tensors that training never changed (a frozen pretrained encoder, frozen GloVe) are left out of a
+training's weights files by default: `save` builds the model afresh from the run's `config.json`
+and vocabulary, as `allennlp train` does, and leaves out every tensor of `model_state_eN_b0.th`
+and `best.th` whose dtype, shape and bytes equal the built model's tensor of the same key. The
+record lists them, per file, with the sha256 of their bytes (`left_out`). `restore` builds the
+model the same way, checks each sha256, and writes the complete files; that needs the files the
+model's initialisation reads (the pretrained folders and weights the config names, relative to
+the folder it runs in) as they were at the save. A model that cannot be built at the save keeps
+every tensor (with a warning, said in the record); `leave_out_initial=False` (`--keep-initial`)
+keeps them all anyway.
+
 A snapshot is `NAME.tar.gz` plus its record `NAME.json` (kind, the run folder or output it came
 from, epoch, the metrics so far, sha256 and size of the tarball, the time) in the snapshots
 folder, by default `models/snapshots/` of the clone. `restore` checks the sha256 before it
-extracts anything, and refuses a folder that already holds a later epoch.
+extracts anything, and refuses a folder that already holds a later epoch; a restore that cannot
+put back the left-out tensors writes nothing.
 """
 import datetime
 import glob
+import hashlib
 import io
 import json
+import logging
 import os
 import re
 import tarfile
@@ -38,6 +52,8 @@ import torch
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import atomic_output, file_sha256, read_json, write_json_atomic
 from srcframework.common.journal import lock_holder
+
+logger = logging.getLogger(__name__)
 
 MAX_BYTES = 20 * 1024 * 1024
 CHECKPOINT = re.compile(r"model_state_e(\d+)_b0\.th$")
@@ -124,15 +140,61 @@ def _read(path: str) -> bytes:
         return handle.read()
 
 
-def _tensor_file(path: str, float16: bool) -> bytes:
-    if not float16:
+def _tensor_file(path: str, float16: bool, leave_out: Iterable[str] = ()) -> bytes:
+    """The bytes to store for the tensor file `path`: as it is, or with its floating tensors in float16
+    and the tensors of `leave_out` (keys of a weights file) replaced by None, which `restore` fills."""
+    leave_out = list(leave_out)
+    if not float16 and not leave_out:
         return _read(path)
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    for key in leave_out:
+        state[key] = None
     buffer = io.BytesIO()
-    torch.save(_half(torch.load(path, map_location="cpu", weights_only=False)), buffer)
+    torch.save(_half(state) if float16 else state, buffer)
     return buffer.getvalue()
 
 
-def _training_members(run: str, float16: bool) -> (Dict[str, bytes], Dict):
+def _tensor_bytes(tensor: torch.Tensor) -> bytes:
+    return tensor.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+
+
+def _one_line(error: Exception) -> str:
+    return f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]}"
+
+
+def _initial_state(run: str) -> Dict[str, torch.Tensor]:
+    """
+    The state dict of the model built afresh from `run`'s `config.json` and `vocabulary/`, as
+    `allennlp train` builds it: its initialisation reads whatever files the config names
+    (pretrained weights, GloVe, a speech encoder's folder), relative to the current folder. The
+    caller's random generator is left as it was.
+    """
+    import srcframework  # noqa: F401  (registers the models and modules the config names)
+    from allennlp.common import Params
+    from allennlp.data import Vocabulary
+    from allennlp.models import Model
+
+    config = read_json(os.path.join(run, "config.json"))
+    vocab = Vocabulary.from_files(os.path.join(run, "vocabulary"))
+    with torch.random.fork_rng(devices=[]):
+        return Model.from_params(vocab=vocab, params=Params(config["model"])).state_dict()
+
+
+def _equal_to_initial(path: str, initial: Dict[str, torch.Tensor]) -> Dict[str, str]:
+    """The tensors of the weights file `path` whose dtype, shape and bytes equal those of `initial`'s
+    tensor of the same key: key -> sha256 of its bytes."""
+    same = {}
+    for key, tensor in torch.load(path, map_location="cpu", weights_only=False).items():
+        built = initial.get(key)
+        if (isinstance(tensor, torch.Tensor) and isinstance(built, torch.Tensor) and built.dtype == tensor.dtype
+                and built.shape == tensor.shape):
+            payload = _tensor_bytes(tensor)
+            if payload == _tensor_bytes(built):
+                same[key] = hashlib.sha256(payload).hexdigest()
+    return same
+
+
+def _training_members(run: str, float16: bool, leave_out_initial: bool) -> (Dict[str, bytes], Dict):
     epoch = epochs_done(run)
     if epoch == 0:
         raise InputError(f"{run}: no finished epoch to snapshot (no model_state_eN_b0.th with its training_state)")
@@ -152,15 +214,28 @@ def _training_members(run: str, float16: bool) -> (Dict[str, bytes], Dict):
             members[os.path.basename(path)] = _read(path)
             metrics[str(index)] = read_json(path)
     weights = f"model_state_e{epoch}_b0.th"
-    members[weights] = _tensor_file(os.path.join(run, weights), float16)
-    members[f"training_state_e{epoch}_b0.th"] = _tensor_file(os.path.join(run, f"training_state_e{epoch}_b0.th"), float16)
     best = os.path.join(run, "best.th")
     best_is_latest = os.path.isfile(best) and file_sha256(best) == file_sha256(os.path.join(run, weights))
-    if os.path.isfile(best) and not best_is_latest:
-        members["best.th"] = _tensor_file(best, float16)
+    stored = [weights] + (["best.th"] if os.path.isfile(best) and not best_is_latest else [])
+    left_out, initial_tensors = {}, "kept (leave_out_initial=False)"
+    if leave_out_initial:
+        try:
+            initial = _initial_state(run)
+        except Exception as error:  # a file its initialisation reads is missing...: store every tensor
+            initial_tensors = f"kept: the model could not be built from config.json ({_one_line(error)})"
+            logger.warning("%s: every tensor stored, as the model could not be built from config.json to leave out "
+                           "those equal to their initialisation (%s)", run, _one_line(error))
+        else:
+            left_out = {name: _equal_to_initial(os.path.join(run, name), initial) for name in stored}
+            left_out = {name: keys for name, keys in left_out.items() if keys}
+            initial_tensors = "left out where equal to those of the model built afresh from config.json and vocabulary/"
+    for name in stored:
+        members[name] = _tensor_file(os.path.join(run, name), float16, left_out.get(name, ()))
+    members[f"training_state_e{epoch}_b0.th"] = _tensor_file(os.path.join(run, f"training_state_e{epoch}_b0.th"), float16)
     last = metrics.get(str(epoch - 1), {})
     summary = {key: value for key, value in last.items() if key.startswith(("validation_", "training_loss", "epoch"))}
-    return members, {"epoch": epoch, "best_is_latest": best_is_latest, "metrics": summary}
+    return members, {"epoch": epoch, "best_is_latest": best_is_latest, "metrics": summary,
+                     "initial_tensors": initial_tensors, "left_out": left_out}
 
 
 def _journal_members(output: str) -> (Dict[str, bytes], Dict):
@@ -175,7 +250,7 @@ def _journal_members(output: str) -> (Dict[str, bytes], Dict):
 
 
 def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, float16: bool = False,
-         max_bytes: int = MAX_BYTES) -> Dict:
+         max_bytes: int = MAX_BYTES, leave_out_initial: bool = True) -> Dict:
     """
     Writes the snapshot of `path` (a serialization folder, or the output file of a journaled job) as
     `NAME.tar.gz` and `NAME.json` in `folder` and returns the record. A tarball over `max_bytes`
@@ -193,12 +268,16 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
     float16 : `bool`, optional (default = `False`)
         Store floating tensors of a training's checkpoint in half precision.
     max_bytes : `int`, optional (default = 20 MB)
+    leave_out_initial : `bool`, optional (default = `True`)
+        Leave out of a training's weights files the tensors equal to those of the model built
+        afresh from its `config.json` (`restore` builds them again). A model that cannot be built
+        keeps them all, with a warning.
     """
     if not os.path.exists(path) and not glob.glob(glob.escape(path) + ".journal-*.jsonl"):
         raise InputFileNotFound(f"{path}: no such training folder or job output")
     kind = "training" if os.path.isdir(path) else "journal"
     if kind == "training":
-        members, facts = _training_members(path, float16)
+        members, facts = _training_members(path, float16, leave_out_initial)
     else:
         members, facts = _journal_members(path)
     folder = folder or default_folder()
@@ -255,7 +334,8 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
     snapshot, or a job whose output is complete, is left as it is (and the record is returned with
     `"restored": False`); a journal on this machine with at least as many lines as the snapshot's is
     kept. Journals that a running job holds (`srcframework.common.journal.lock_holder`) are an
-    `InputError` naming that job, before anything is written.
+    `InputError` naming that job, before anything is written; so are left-out tensors that the model
+    built from the snapshot's `config.json` cannot give back (see `save`).
     """
     folder = folder or default_folder()
     record = find(source, folder)
@@ -275,7 +355,6 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
         if os.path.isfile(target):
             return {**record, "restored": False}
         destination = os.path.dirname(os.path.abspath(target))
-    os.makedirs(destination, exist_ok=True)
     with tarfile.open(tarball, "r:gz") as archive:
         members = archive.getmembers()
         paths = {}
@@ -288,22 +367,61 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
             paths[member.name] = os.path.join(destination, name)
         if record["kind"] == "journal":
             _check_not_running(record["name"], paths.values())
-        for member in members:
-            payload = archive.extractfile(member).read()
-            path = paths[member.name]
-            if record["kind"] == "journal" and _lines(path) >= payload.count(b"\n"):
-                continue  # this machine's journal has gone at least as far: keep it
-            if record.get("float16") and path.endswith(".th"):
-                buffer = io.BytesIO()
-                torch.save(_full(torch.load(io.BytesIO(payload), map_location="cpu", weights_only=False)), buffer)
-                payload = buffer.getvalue()
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with atomic_output(path, "wb") as handle:
-                handle.write(payload)
+        payloads = {member.name: archive.extractfile(member).read() for member in members}
+    for name, payload in payloads.items():
+        if record.get("float16") and name.endswith(".th"):
+            buffer = io.BytesIO()
+            torch.save(_full(torch.load(io.BytesIO(payload), map_location="cpu", weights_only=False)), buffer)
+            payloads[name] = buffer.getvalue()
+    if record.get("left_out"):
+        payloads.update(_put_back(record, payloads))
+    for name, payload in payloads.items():
+        path = paths[name]
+        if record["kind"] == "journal" and _lines(path) >= payload.count(b"\n"):
+            continue  # this machine's journal has gone at least as far: keep it
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with atomic_output(path, "wb") as handle:
+            handle.write(payload)
     if record["kind"] == "training" and record.get("best_is_latest"):
         with atomic_output(os.path.join(destination, "best.th"), "wb") as handle:
             handle.write(_read(os.path.join(destination, f"model_state_e{record['epoch']}_b0.th")))
     return {**record, "restored": True}
+
+
+def _put_back(record: Dict, payloads: Dict[str, bytes]) -> Dict[str, bytes]:
+    """The weights files of a training snapshot (member name -> bytes) with the tensors `save` left out
+    put back, from the model built afresh from the snapshot's config.json and vocabulary, each checked
+    against its sha256. An `InputError` naming a tensor when the model cannot be built or gives another
+    tensor."""
+    name = record["name"]
+    with tempfile.TemporaryDirectory() as scratch:
+        for member, payload in payloads.items():
+            if member == "config.json" or member.startswith("vocabulary/"):
+                os.makedirs(os.path.dirname(os.path.join(scratch, member)), exist_ok=True)
+                with open(os.path.join(scratch, member), "wb") as handle:
+                    handle.write(payload)
+        try:
+            initial = _initial_state(scratch)
+        except Exception as error:
+            first = next(key for keys in record["left_out"].values() for key in keys)
+            raise InputError(f"snapshot {name}: the model cannot be built from its config.json to put back {first} "
+                             f"and the other tensors left out as equal to their initialisation ({_one_line(error)}); "
+                             "restore or make the files its initialisation reads first")
+    completed = {}
+    for member, tensors in record["left_out"].items():
+        state = torch.load(io.BytesIO(payloads[member]), map_location="cpu", weights_only=False)
+        for key, digest in tensors.items():
+            built = initial.get(key)
+            if built is None or hashlib.sha256(_tensor_bytes(built)).hexdigest() != digest:
+                given = "no" if built is None else "another"
+                raise InputError(f"snapshot {name}: the model built from config.json gives {given} tensor for {key}: "
+                                 "the files its initialisation reads differ from the ones the snapshot was saved "
+                                 "with; restore or make those first")
+            state[key] = built
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        completed[member] = buffer.getvalue()
+    return completed
 
 
 def _check_not_running(name: str, journals: Iterable[str]) -> None:
@@ -342,4 +460,7 @@ def describe(record: Dict) -> str:
     else:
         what = f"{record.get('journal_lines', 0)} journal lines"
     half = ", float16" if record.get("float16") else ""
-    return f"{record['name']}: {record['kind']} {record['source']}, {what}, {record['size'] / 1e6:.1f} MB{half}"
+    left_out = sum(len(keys) for keys in record.get("left_out", {}).values())
+    initial = f", {left_out} initial tensors left out" if left_out else ""
+    size = f"{record['size'] / 1e6:.1f} MB"
+    return f"{record['name']}: {record['kind']} {record['source']}, {what}, {size}{half}{initial}"

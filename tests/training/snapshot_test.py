@@ -1,6 +1,10 @@
 """Snapshots of a training under way: a tiny BiDAF stopped after its first epoch, snapshotted, its
-run folder deleted, restored and continued with `--recover`, against the same training straight through."""
+run folder deleted, restored and continued with `--recover`, against the same training straight through.
+Its frozen GloVe matrix comes from a `pretrained` initializer's weights file, so the snapshot leaves it
+out and the restore builds it again from config.json."""
+import hashlib
 import json
+import logging
 import shutil
 
 import pytest
@@ -9,26 +13,44 @@ from allennlp.commands.train import train_model_from_file
 
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.training import snapshot
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, run_allennlp
 
 CONFIG = str(FIXTURES / "bidaf_tiny.jsonnet")
-# three epochs, every epoch's checkpoint kept, so that a run can be cut back to its first epoch; with
-# dropout, shuffled batches and the reader_epoch callback (as the shipped configs), so that the
-# continuation draws from the random generators as the straight run does
-OVERRIDES = json.dumps({
-    "trainer.num_epochs": 3, "trainer.checkpointer": {"keep_most_recent_by_count": 3},
-    "model.context_encoder.dropout": 0.3, "model.span_head.dropout": 0.3, "data_loader.shuffle": True,
-    "trainer.callbacks": [{"type": "reader_epoch"}],
-})
+GLOVE = "context_encoder.text_field_embedder.token_embedder_tokens.weight"  # frozen (trainable: false)
 LATER = ["model_state_e2_b0.th", "training_state_e2_b0.th", "model_state_e3_b0.th", "training_state_e3_b0.th",
          "metrics_epoch_1.json", "metrics_epoch_2.json", "metrics.json", "model.tar.gz"]
 
 
+def glove_from(weights_file):
+    """The `model.initializer` that sets the GloVe matrix from `weights_file`."""
+    return {"regexes": [[GLOVE.replace(".", r"\."), {"type": "pretrained", "weights_file_path": str(weights_file)}]]}
+
+
 @pytest.fixture(scope="module")
-def straight(tmp_path_factory):
+def glove_file(tmp_path_factory, tiny_archive):
+    """A weights file with the tiny BiDAF's GloVe matrix (from its trained run)."""
+    path = tmp_path_factory.mktemp("init") / "glove.th"
+    torch.save({GLOVE: weights(tiny_archive.parent / "best.th")[GLOVE]}, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def overrides(glove_file):
+    """Three epochs, every epoch's checkpoint kept, so that a run can be cut back to its first epoch;
+    with dropout, shuffled batches and the reader_epoch callback (as the shipped configs), so that the
+    continuation draws from the random generators as the straight run does; GloVe from `glove_file`."""
+    return json.dumps({
+        "trainer.num_epochs": 3, "trainer.checkpointer": {"keep_most_recent_by_count": 3},
+        "model.context_encoder.dropout": 0.3, "model.span_head.dropout": 0.3, "data_loader.shuffle": True,
+        "trainer.callbacks": [{"type": "reader_epoch"}], "model.initializer": glove_from(glove_file),
+    })
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory, overrides):
     """A three-epoch training straight through."""
     run = tmp_path_factory.mktemp("straight") / "run"
-    train_model_from_file(CONFIG, str(run), overrides=OVERRIDES)
+    train_model_from_file(CONFIG, str(run), overrides=overrides)
     return run
 
 
@@ -46,11 +68,37 @@ def weights(path):
     return torch.load(path, map_location="cpu", weights_only=False)
 
 
-def test_a_restored_snapshot_continues_as_the_straight_run(straight, tmp_path):
+def assert_same_tensors(ours, theirs):
+    """The weights files `ours` and `theirs` hold the same keys in the same order, with tensors of the
+    same dtype, shape and bytes."""
+    ours, theirs = weights(ours), weights(theirs)
+    assert list(ours) == list(theirs)
+    for key in ours:
+        assert ours[key].dtype == theirs[key].dtype and ours[key].shape == theirs[key].shape, key
+        assert ours[key].numpy().tobytes() == theirs[key].numpy().tobytes(), key
+
+
+def stopped_after_epoch_2(straight, folder):
+    """The straight run as it stood after its second epoch, epoch 1 the best so far."""
+    run = stopped_copy(straight, folder)
+    for name in ("model_state_e2_b0.th", "training_state_e2_b0.th", "metrics_epoch_1.json"):
+        shutil.copyfile(straight / name, run / name)
+    return run
+
+
+def initialised_from(run, weights_file):
+    """`run`'s config.json made to read the GloVe matrix from `weights_file`."""
+    config = json.loads((run / "config.json").read_text())
+    config["model"]["initializer"] = glove_from(weights_file)
+    (run / "config.json").write_text(json.dumps(config, indent=2))
+
+
+def test_a_restored_snapshot_continues_as_the_straight_run(straight, overrides, tmp_path):
     run = stopped_copy(straight, tmp_path)
     snaps = tmp_path / "snapshots"
     record = snapshot.save(str(run), folder=str(snaps))
     assert record["kind"] == "training" and record["epoch"] == 1 and record["best_is_latest"]
+    assert GLOVE in record["left_out"]["model_state_e1_b0.th"]  # put back from config.json by the restore
     assert "model_state_e1_b0.th" in record["files"] and "training_state_e1_b0.th" in record["files"]
     assert "metrics_epoch_0.json" in record["files"] and "metrics_epoch_1.json" not in record["files"]
     assert "best.th" not in record["files"] and "out.log" not in record["files"]
@@ -60,7 +108,7 @@ def test_a_restored_snapshot_continues_as_the_straight_run(straight, tmp_path):
     shutil.rmtree(run)  # a new machine: nothing but the repository
     restored = snapshot.restore(str(run), folder=str(snaps))
     assert restored["restored"] and snapshot.epochs_done(str(run)) == 1
-    train_model_from_file(CONFIG, str(run), overrides=OVERRIDES, recover=True)
+    train_model_from_file(CONFIG, str(run), overrides=overrides, recover=True)
 
     ours, theirs = weights(run / "model_state_e3_b0.th"), weights(straight / "model_state_e3_b0.th")
     assert ours.keys() == theirs.keys()
@@ -75,7 +123,7 @@ def test_a_restored_snapshot_continues_as_the_straight_run(straight, tmp_path):
     assert snapshot.restore(str(run), folder=str(snaps))["restored"] is False
 
 
-def test_a_float16_snapshot_is_smaller_and_says_what_differs(straight, tmp_path):
+def test_a_float16_snapshot_is_smaller_and_says_what_differs(straight, overrides, tmp_path):
     run = stopped_copy(straight, tmp_path)
     full = snapshot.save(str(run), folder=str(tmp_path / "full"))
     half = snapshot.save(str(run), folder=str(tmp_path / "half"), float16=True)
@@ -85,7 +133,8 @@ def test_a_float16_snapshot_is_smaller_and_says_what_differs(straight, tmp_path)
     snapshot.restore(str(run), folder=str(tmp_path / "half"))
     state = weights(run / "model_state_e1_b0.th")
     assert all(value.dtype != torch.float16 for value in state.values())  # back in float32 for the trainer
-    train_model_from_file(CONFIG, str(run), overrides=OVERRIDES, recover=True)
+    assert torch.equal(state[GLOVE], weights(straight / "model_state_e1_b0.th")[GLOVE])  # left out: not rounded
+    train_model_from_file(CONFIG, str(run), overrides=overrides, recover=True)
     assert (run / "metrics.json").is_file()
 
 
@@ -140,17 +189,90 @@ def test_same_state_same_bytes(straight, tmp_path):
     assert first["sha256"] == second["sha256"]
 
 
-def test_an_earlier_best_epoch_travels_with_the_snapshot(straight, tmp_path):
-    run = stopped_copy(straight, tmp_path)
-    for name in ("model_state_e2_b0.th", "training_state_e2_b0.th", "metrics_epoch_1.json"):  # stopped after epoch 2
-        shutil.copyfile(straight / name, run / name)
-    # epoch 1 was the best so far (best.th is its weights)
+def test_an_earlier_best_epoch_travels_with_the_snapshot(straight, glove_file, tmp_path):
+    run = stopped_after_epoch_2(straight, tmp_path)
     record = snapshot.save(str(run), folder=str(tmp_path / "s"))
     assert record["epoch"] == 2 and not record["best_is_latest"] and "best.th" in record["files"]
+    # the frozen GloVe matrix, as the initializer's file gives it, is left out of both weights files
+    digest = hashlib.sha256(weights(glove_file)[GLOVE].numpy().tobytes()).hexdigest()
+    assert record["left_out"]["model_state_e2_b0.th"][GLOVE] == record["left_out"]["best.th"][GLOVE] == digest
+    assert record["initial_tensors"].startswith("left out") and "initial tensors left out" in snapshot.describe(record)
+    whole = snapshot.save(str(run), folder=str(tmp_path / "whole"), leave_out_initial=False)
+    assert whole["left_out"] == {} and whole["initial_tensors"].startswith("kept")
+    assert record["size"] < whole["size"]
     shutil.rmtree(run)
     assert snapshot.restore(str(run), folder=str(tmp_path / "s"))["restored"]
+    assert_same_tensors(run / "best.th", straight / "model_state_e1_b0.th")
+    assert_same_tensors(run / "model_state_e2_b0.th", straight / "model_state_e2_b0.th")
+    shutil.rmtree(run)
+    assert snapshot.restore(str(run), folder=str(tmp_path / "whole"))["restored"]  # the files as they were
     assert (run / "best.th").read_bytes() == (straight / "model_state_e1_b0.th").read_bytes()
     assert (run / "model_state_e2_b0.th").read_bytes() == (straight / "model_state_e2_b0.th").read_bytes()
+
+
+def test_a_restore_whose_initialisation_reads_other_files_writes_nothing(straight, glove_file, tmp_path):
+    run = stopped_after_epoch_2(straight, tmp_path)
+    ours = tmp_path / "glove.th"
+    shutil.copyfile(glove_file, ours)
+    initialised_from(run, ours)
+    snapshot.save(str(run), folder=str(tmp_path / "s"))
+    shutil.rmtree(run)
+    run.mkdir()
+    (run / "out.log").write_text("the log of the new machine\n")
+
+    changed = weights(ours)
+    changed[GLOVE][1] += 1.0
+    torch.save(changed, ours)
+    with pytest.raises(InputError) as refused:
+        snapshot.restore(str(run), folder=str(tmp_path / "s"))
+    assert str(refused.value) == (
+        f"snapshot {tmp_path.name}--run: the model built from config.json gives another tensor for {GLOVE}: the files "
+        "its initialisation reads differ from the ones the snapshot was saved with; restore or make those first")
+    assert sorted(path.name for path in run.iterdir()) == ["out.log"]
+
+    ours.unlink()
+    with pytest.raises(InputError) as refused:
+        snapshot.restore(str(run), folder=str(tmp_path / "s"))
+    message = str(refused.value)
+    assert message.startswith(f"snapshot {tmp_path.name}--run: the model cannot be built from its config.json "
+                              "to put back ")
+    assert GLOVE in message and "FileNotFoundError" in message and str(ours) in message and "\n" not in message
+    assert message.endswith("restore or make the files its initialisation reads first")
+    assert sorted(path.name for path in run.iterdir()) == ["out.log"]
+
+    shutil.copyfile(glove_file, ours)  # the file as it was at the save
+    assert snapshot.restore(str(run), folder=str(tmp_path / "s"))["restored"]
+    assert_same_tensors(run / "model_state_e2_b0.th", straight / "model_state_e2_b0.th")
+
+
+def test_a_model_that_cannot_be_built_keeps_every_tensor(straight, tmp_path, caplog):
+    run = stopped_after_epoch_2(straight, tmp_path)
+    initialised_from(run, tmp_path / "gone.th")
+    with caplog.at_level(logging.WARNING, logger="srcframework.training.snapshot"):
+        record = snapshot.save(str(run), folder=str(tmp_path / "s"))
+    assert record["left_out"] == {}
+    assert record["initial_tensors"].startswith(
+        "kept: the model could not be built from config.json (FileNotFoundError")
+    warnings = [entry.getMessage() for entry in caplog.records if entry.levelno == logging.WARNING]
+    assert len(warnings) == 1 and warnings[0].startswith(f"{run}: every tensor stored, as the model could not be built")
+    assert str(tmp_path / "gone.th") in warnings[0]
+    shutil.rmtree(run)
+    assert snapshot.restore(str(run), folder=str(tmp_path / "s"))["restored"]  # needs no model
+    assert (run / "best.th").read_bytes() == (straight / "model_state_e1_b0.th").read_bytes()
+    assert (run / "model_state_e2_b0.th").read_bytes() == (straight / "model_state_e2_b0.th").read_bytes()
+
+
+def test_keep_initial_on_the_command_line(straight, tmp_path):
+    run = stopped_copy(straight, tmp_path)
+    folder = tmp_path / "snapshots"
+    saved = run_allennlp("snapshot", "--folder", folder, "save", run, "--name", "left")
+    assert saved.returncode == 0, saved.stderr[-2000:]
+    assert saved.stdout.splitlines()[0].endswith(" initial tensors left out")
+    kept = run_allennlp("snapshot", "--folder", folder, "save", run, "--name", "kept", "--keep-initial")
+    assert kept.returncode == 0, kept.stderr[-2000:]
+    record = json.loads((folder / "kept.json").read_text())
+    assert record["left_out"] == {} and record["initial_tensors"] == "kept (leave_out_initial=False)"
+    assert "left out" not in kept.stdout.splitlines()[0]
 
 
 def test_a_missing_tarball_or_a_member_outside_the_folder_is_refused(tmp_path):
