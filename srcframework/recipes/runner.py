@@ -148,6 +148,9 @@ def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, thr
         restore_snapshot(step.folder, snapshots)
         states.forget(step)
         state = states.state(step)
+        if state.status == FINISHED:  # the snapshot of a finished training, for the steps after it
+            say(f"{step.name}: finished, put back from its snapshot")
+            return
     recover = state.status == RESUME
     if state.status == STALE:
         kept = _set_aside(step.folder)

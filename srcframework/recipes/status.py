@@ -2,12 +2,16 @@
 learning curve of each training under way and the card ids it installs; and the work under way
 carried into the repository's snapshots (`srcframework.training.snapshot`)."""
 import glob
+import logging
 import os
 from typing import List, Optional
 
+from srcframework.common.errors import InputError
 from srcframework.common.training_runs import finished
 from srcframework.recipes.recipe import Recipe
 from srcframework.recipes.state import RESUME, StepStates, stamp_path
+
+logger = logging.getLogger(__name__)
 
 
 def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> List[str]:
@@ -42,14 +46,18 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> Lis
 
 
 def under_way(recipe: Recipe) -> List[str]:
-    """The training folders that finished an epoch but not their training, and the outputs of
-    steps whose journals are there but not the output."""
+    """The training folders that finished an epoch but not their training; finished trainings that
+    a training not finished yet starts from (`depends_on`) and whose card has no archive released
+    in the clone; and the outputs of steps whose journals are there but not the output."""
     from srcframework.common.training_runs import epochs_done
 
     found = []
     for step in recipe.steps:
         if step.is_training:
             if not finished(step.folder) and epochs_done(step.folder):
+                found.append(step.folder)
+            elif finished(step.folder) and not _released(step) and any(
+                    later.is_training and step.name in later.needs and not finished(later.folder) for later in recipe.steps):
                 found.append(step.folder)
             continue
         for output in step.outputs:
@@ -58,9 +66,29 @@ def under_way(recipe: Recipe) -> List[str]:
     return found
 
 
+def _released(step) -> bool:
+    """Whether the card of a training has its archive in the clone (`models/ID.tar.gz`)."""
+    from srcframework import pretrained
+
+    if not step.card:
+        return False
+    card = pretrained.model_card(step.card)
+    return pretrained.is_released(card) and os.path.isfile(pretrained.released_file(card))
+
+
 def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None) -> List[dict]:
-    """Snapshots each training and journaled job of `recipe` under way into `snapshots` (default:
-    the repository's models/snapshots)."""
+    """Snapshots each training and journaled job of `recipe` under way (`under_way`) into
+    `snapshots` (default: the repository's models/snapshots). A training whose snapshot would be
+    over the size limit in full precision is saved in float16, with a warning (its record says so)."""
     from srcframework.training import snapshot
 
-    return [snapshot.save(path, folder=snapshots) for path in under_way(recipe)]
+    records = []
+    for path in under_way(recipe):
+        try:
+            records.append(snapshot.save(path, folder=snapshots))
+        except InputError as error:
+            if "try --float16" not in str(error):
+                raise
+            logger.warning("%s; saved in float16 instead", error)
+            records.append(snapshot.save(path, folder=snapshots, float16=True))
+    return records

@@ -12,7 +12,10 @@ Two kinds:
   exactly as it would have on the old machine: AllenNLP's own recovery, no second trainer. With
   `float16=True`, floating tensors of both files are stored in half precision: the continuation
   then starts from rounded weights and moments (said in the record), so it is close to, not
-  identical with, an uninterrupted run;
+  identical with, an uninterrupted run. A **finished** training (`metrics.json`) travels for the
+  work after it that reads its folder (a second stage starting from its weights): its config,
+  vocabulary, metrics, the other files of its archive, and the archive's weights as `best.th`,
+  archived again as `model.tar.gz` on restore; no optimizer state;
 - a **journal** of a resumable job (`allennlp noise`, `synthesize-speech`, `transcribe`...): the
   `OUTPUT.journal-*.jsonl` files beside an output that is not complete yet. Restored, the same
   command goes on from them (the journals carry the key of their config and input, so a changed
@@ -194,13 +197,59 @@ def _equal_to_initial(path: str, initial: Dict[str, torch.Tensor]) -> Dict[str, 
     return same
 
 
+def _left_out(run: str, stored: List[str], leave_out_initial: bool, files: Optional[Dict[str, str]] = None):
+    """`({stored file: {key: sha256}}, what the record says)`: the tensors of the weights files
+    `stored` (names in `run`, or paths given by `files`) equal to those of the model built afresh."""
+    if not leave_out_initial:
+        return {}, "kept (leave_out_initial=False)"
+    try:
+        initial = _initial_state(run)
+    except Exception as error:  # a file its initialisation reads is missing...: store every tensor
+        logger.warning("%s: every tensor stored, as the model could not be built from config.json to leave out "
+                       "those equal to their initialisation (%s)", run, _one_line(error))
+        return {}, f"kept: the model could not be built from config.json ({_one_line(error)})"
+    files = files or {name: os.path.join(run, name) for name in stored}
+    left_out = {name: _equal_to_initial(files[name], initial) for name in stored}
+    return ({name: keys for name, keys in left_out.items() if keys},
+            "left out where equal to those of the model built afresh from config.json and vocabulary/")
+
+
+def _finished_members(run: str, float16: bool, leave_out_initial: bool) -> (Dict[str, bytes], Dict):
+    """A finished training, for the work after it that reads its folder (a second stage that starts
+    from its weights): its config, vocabulary, metrics, the files its archive holds besides them
+    (`training_record.json`...), and the archive's weights as `best.th`; `restore` archives them
+    again as `model.tar.gz`. No optimizer state: it will not train again."""
+    archive = os.path.join(run, "model.tar.gz")
+    if not os.path.isfile(archive):
+        raise InputError(f"{run}: a finished training (metrics.json) without its model.tar.gz")
+    members = {}
+    with tarfile.open(archive, "r:gz") as tar:
+        for member in tar.getmembers():
+            if member.isfile() and not member.name.endswith(".lock"):
+                members[member.name] = tar.extractfile(member).read()
+    for path in sorted(glob.glob(os.path.join(run, "metrics*.json"))):
+        members[os.path.basename(path)] = _read(path)
+    weights = members.pop("weights.th")
+    included = sorted(name for name in members if name not in ("config.json", "meta.json")
+                      and not name.startswith(("vocabulary/", "metrics")))
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.path.join(scratch, "best.th")
+        with open(path, "wb") as handle:
+            handle.write(weights)
+        left_out, initial_tensors = _left_out(run, ["best.th"], leave_out_initial, {"best.th": path})
+        members["best.th"] = _tensor_file(path, float16, left_out.get("best.th", ()))
+    facts = {"epoch": epochs_done(run), "finished": True, "archive_include": included, "best_is_latest": False,
+             "metrics": read_json(os.path.join(run, "metrics.json")), "initial_tensors": initial_tensors,
+             "left_out": left_out}
+    return members, facts
+
+
 def _training_members(run: str, float16: bool, leave_out_initial: bool) -> (Dict[str, bytes], Dict):
+    if os.path.isfile(os.path.join(run, "metrics.json")):
+        return _finished_members(run, float16, leave_out_initial)
     epoch = epochs_done(run)
     if epoch == 0:
         raise InputError(f"{run}: no finished epoch to snapshot (no model_state_eN_b0.th with its training_state)")
-    if os.path.isfile(os.path.join(run, "metrics.json")):
-        raise InputError(f"{run}: this training has finished (metrics.json); release its archive instead "
-                         "(allennlp models release ID --archive RUN/model.tar.gz)")
     members = {}
     for name in TRAINING_FILES:
         if os.path.isfile(os.path.join(run, name)):
@@ -217,18 +266,7 @@ def _training_members(run: str, float16: bool, leave_out_initial: bool) -> (Dict
     best = os.path.join(run, "best.th")
     best_is_latest = os.path.isfile(best) and file_sha256(best) == file_sha256(os.path.join(run, weights))
     stored = [weights] + (["best.th"] if os.path.isfile(best) and not best_is_latest else [])
-    left_out, initial_tensors = {}, "kept (leave_out_initial=False)"
-    if leave_out_initial:
-        try:
-            initial = _initial_state(run)
-        except Exception as error:  # a file its initialisation reads is missing...: store every tensor
-            initial_tensors = f"kept: the model could not be built from config.json ({_one_line(error)})"
-            logger.warning("%s: every tensor stored, as the model could not be built from config.json to leave out "
-                           "those equal to their initialisation (%s)", run, _one_line(error))
-        else:
-            left_out = {name: _equal_to_initial(os.path.join(run, name), initial) for name in stored}
-            left_out = {name: keys for name, keys in left_out.items() if keys}
-            initial_tensors = "left out where equal to those of the model built afresh from config.json and vocabulary/"
+    left_out, initial_tensors = _left_out(run, stored, leave_out_initial)
     for name in stored:
         members[name] = _tensor_file(os.path.join(run, name), float16, left_out.get(name, ()))
     members[f"training_state_e{epoch}_b0.th"] = _tensor_file(os.path.join(run, f"training_state_e{epoch}_b0.th"), float16)
@@ -250,7 +288,7 @@ def _journal_members(output: str) -> (Dict[str, bytes], Dict):
 
 
 def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, float16: bool = False,
-         max_bytes: int = MAX_BYTES, leave_out_initial: bool = True) -> Dict:
+         max_bytes: Optional[int] = None, leave_out_initial: bool = True) -> Dict:
     """
     Writes the snapshot of `path` (a serialization folder, or the output file of a journaled job) as
     `NAME.tar.gz` and `NAME.json` in `folder` and returns the record. A tarball over `max_bytes`
@@ -275,6 +313,7 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
     """
     if not os.path.exists(path) and not glob.glob(glob.escape(path) + ".journal-*.jsonl"):
         raise InputFileNotFound(f"{path}: no such training folder or job output")
+    max_bytes = MAX_BYTES if max_bytes is None else max_bytes
     kind = "training" if os.path.isdir(path) else "journal"
     if kind == "training":
         members, facts = _training_members(path, float16, leave_out_initial)
@@ -303,7 +342,9 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
         "saved": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         **facts,
     }
-    if kind == "training":
+    if kind == "training" and facts.get("finished"):
+        record["differs_from_uninterrupted"] = "weights rounded to float16" if float16 else "nothing (the archive's weights)"
+    elif kind == "training":
         record["differs_from_uninterrupted"] = (
             "weights and optimizer moments rounded to float16" if float16 else "nothing (the full checkpoint pair)"
         )
@@ -382,6 +423,10 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with atomic_output(path, "wb") as handle:
             handle.write(payload)
+    if record.get("finished"):
+        from allennlp.models.archival import archive_model
+
+        archive_model(destination, weights="best.th", include_in_archive=record.get("archive_include") or None)
     if record["kind"] == "training" and record.get("best_is_latest"):
         with atomic_output(os.path.join(destination, "best.th"), "wb") as handle:
             handle.write(_read(os.path.join(destination, f"model_state_e{record['epoch']}_b0.th")))

@@ -85,3 +85,27 @@ def test_the_runner_puts_a_released_training_back_instead_of_training_it(tmp_pat
     folder = tmp_path / "runs" / "tiny" / "first"
     assert (folder / "model.tar.gz").read_bytes() == archive.read_bytes()
     assert StepStates(recipe, runs).state(recipe.step("first")).status == "finished"
+
+
+def test_the_runner_puts_a_finished_training_back_from_its_snapshot(tmp_path, tiny_archive, capsys):
+    """A first stage that finished on another machine comes back for the stage after it."""
+    from srcframework.recipes.recipe import load_recipe
+    from srcframework.recipes.runner import run_recipe
+    from srcframework.recipes.state import StepStates
+    from srcframework.training import snapshot
+
+    recipe_folder = tmp_path / "two"
+    recipe_folder.mkdir()
+    (recipe_folder / "recipe.jsonnet").write_text("""function(runs='runs') {
+  description: 'a first stage',
+  trainings: { one: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/one' } },
+}""")
+    runs = tmp_path / "runs"
+    shutil.copytree(tiny_archive.parent, runs / "one")
+    snapshot.save(str(runs / "one"), folder=str(tmp_path / "snapshots"))
+    shutil.rmtree(runs / "one")
+    recipe = load_recipe(str(recipe_folder), runs=str(runs))
+    run_recipe(recipe, ["one"], str(runs), snapshots=str(tmp_path / "snapshots"))
+    out = capsys.readouterr().out
+    assert "one: finished, put back from its snapshot" in out and "train " not in out
+    assert StepStates(recipe, str(runs)).state(recipe.step("one")).status == "finished"

@@ -132,3 +132,43 @@ def test_a_step_running_elsewhere_stops_a_second_run_and_status_says_so(tmp_path
             run_recipe(recipe, ["first"], runs=runs)
         assert any(line.startswith("  first      to run: not started  (running: process ") for line in status_lines(recipe, runs))
     assert not (tmp_path / "runs" / "tiny" / "first").exists()
+
+
+def test_under_way_is_also_a_finished_training_a_later_one_starts_from(tmp_path):
+    runs = tmp_path / "runs"
+    folder = write(tmp_path / "two", """function(runs='runs') {
+  description: 'a first stage and a second that starts from it',
+  trainings: {
+    one: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/one' },
+    two: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/two', depends_on: ['one'] },
+  },
+}""")
+    recipe = load_recipe(folder, runs=str(runs))
+    for name in ("one", "two"):
+        (runs / name).mkdir(parents=True)
+    for name in ("model.tar.gz", "metrics.json"):
+        (runs / "one" / name).write_bytes(b"")
+    assert under_way(recipe) == [str(runs / "one")]  # the second stage has not finished
+    for name in ("model.tar.gz", "metrics.json"):
+        (runs / "two" / name).write_bytes(b"")
+    assert under_way(recipe) == []
+
+
+def test_recipe_snapshot_saves_in_float16_what_is_over_the_limit_in_full(tmp_path, tiny_archive, monkeypatch, caplog):
+    import shutil
+
+    from srcframework.recipes.status import snapshot_under_way
+    from srcframework.training import snapshot
+
+    runs = tmp_path / "runs"
+    recipe = load_recipe(TINY, runs=str(runs))
+    first = runs / "tiny" / "first"
+    shutil.copytree(tiny_archive.parent, first)
+    for name in ("metrics.json", "model.tar.gz"):
+        (first / name).unlink()  # stopped after its last epoch's checkpoint
+    full = snapshot.save(str(first), folder=str(tmp_path / "full"))
+    monkeypatch.setattr(snapshot, "MAX_BYTES", full["size"] - 1)
+    with caplog.at_level("WARNING"):
+        [record] = snapshot_under_way(recipe, str(tmp_path / "s"))
+    assert record["float16"] and record["size"] < full["size"]
+    assert "saved in float16 instead" in caplog.text

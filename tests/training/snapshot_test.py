@@ -138,9 +138,23 @@ def test_a_float16_snapshot_is_smaller_and_says_what_differs(straight, overrides
     assert (run / "metrics.json").is_file()
 
 
+def test_a_finished_training_travels_as_its_archive(straight, tmp_path):
+    """For the work after it: the archive's weights as best.th, archived again on restore."""
+    from allennlp.models.archival import load_archive
+
+    record = snapshot.save(str(straight), folder=str(tmp_path / "s"))
+    assert record["finished"] and record["epoch"] == 3 and GLOVE in record["left_out"]["best.th"]
+    assert "training_state_e3_b0.th" not in record["files"] and "metrics.json" in record["files"]
+    target = tmp_path / "back"
+    assert snapshot.restore(str(straight), folder=str(tmp_path / "s"), target=str(target))["restored"]
+    assert (target / "metrics.json").read_bytes() == (straight / "metrics.json").read_bytes()
+    ours, theirs = load_archive(str(target / "model.tar.gz")).model, load_archive(str(straight / "model.tar.gz")).model
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert all(torch.equal(ours.state_dict()[k], theirs.state_dict()[k]) for k in ours.state_dict())
+    assert snapshot.restore(str(straight), folder=str(tmp_path / "s"), target=str(target))["restored"] is False
+
+
 def test_refusals(straight, tmp_path):
-    with pytest.raises(InputError, match="has finished"):
-        snapshot.save(str(straight), folder=str(tmp_path / "s"))
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(InputError, match="no finished epoch"):
