@@ -47,7 +47,7 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> Lis
 
 def under_way(recipe: Recipe) -> List[str]:
     """The training folders that finished an epoch but not their training; finished trainings that
-    a training not finished yet starts from (`depends_on`) and whose card has no archive released
+    a step not finished yet needs (a second stage, a study) and whose card has no archive released
     in the clone; and the outputs of steps whose journals are there but not the output."""
     from srcframework.common.training_runs import epochs_done
 
@@ -57,13 +57,20 @@ def under_way(recipe: Recipe) -> List[str]:
             if not finished(step.folder) and epochs_done(step.folder):
                 found.append(step.folder)
             elif finished(step.folder) and not _released(step) and any(
-                    later.is_training and step.name in later.needs and not finished(later.folder) for later in recipe.steps):
+                    step.name in later.needs and not _done(later) for later in recipe.steps):
                 found.append(step.folder)
             continue
         for output in step.outputs:
             if not os.path.exists(output) and glob.glob(glob.escape(output) + ".journal-*.jsonl"):
                 found.append(output)
     return found
+
+
+def _done(step) -> bool:
+    """Whether a training has finished, or another step's outputs are all there."""
+    if step.is_training:
+        return finished(step.folder)
+    return bool(step.outputs) and all(os.path.exists(path) for path in step.outputs)
 
 
 def _released(step) -> bool:

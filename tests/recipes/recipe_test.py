@@ -142,6 +142,7 @@ def test_under_way_is_also_a_finished_training_a_later_one_starts_from(tmp_path)
     one: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/one' },
     two: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/two', depends_on: ['one'] },
   },
+  steps: { study: { needs: ['two'], command: ['true'], outputs: [runs + '/study/results.json'] } },
 }""")
     recipe = load_recipe(folder, runs=str(runs))
     for name in ("one", "two"):
@@ -151,6 +152,9 @@ def test_under_way_is_also_a_finished_training_a_later_one_starts_from(tmp_path)
     assert under_way(recipe) == [str(runs / "one")]  # the second stage has not finished
     for name in ("model.tar.gz", "metrics.json"):
         (runs / "two" / name).write_bytes(b"")
+    assert under_way(recipe) == [str(runs / "two")]  # the study has not run
+    (runs / "study").mkdir()
+    (runs / "study" / "results.json").write_text("{}")
     assert under_way(recipe) == []
 
 
