@@ -69,7 +69,7 @@ function(runs='runs')
       },
       // the text BiDAF the end-to-end model starts from and the cascades use: the robust-training
       // recipe's clean twin, seed 1, last epoch, from its released archive (its card's sha256 and
-      // its training record checked); `allennlp recipe run robust_training bidaf_clean_s1` trains it
+      // its training record checked); `allennlp recipe run robust_training bidaf_clean_s1 --train-released` trains it
       text_bidaf: {
         command: ['python', 'recipes/e2e_cpu/text_bidaf_weights.py', text.card, text_weights, '--epoch', std.toString(twin.epochs)],
         inputs: ['recipes/e2e_cpu/text_bidaf_weights.py', 'srcframework/modelcards/' + text.card + '.json', 'models/' + text.card + '.tar.gz'],

@@ -43,6 +43,9 @@ class RecipeCommand(Subcommand):
         running.add_argument("--until", help="stop after this step")
         running.add_argument("--threads", type=int, help="torch threads of every training and command")
         running.add_argument("--snapshots", help="restore snapshots from this folder (default: models/snapshots)")
+        running.add_argument("--train-released", action="store_true",
+                             help="train a training whose card's archive is released too, instead of putting it back "
+                                  "from that archive (to reproduce it)")
         _common(running)
         running.set_defaults(func=run_run)
 
@@ -101,7 +104,8 @@ def run_run(args: argparse.Namespace) -> list:
     _check_overrides(args.overrides)
     recipe = load_recipe(args.recipe, runs=args.runs)
     return run_recipe(recipe, args.steps, runs=args.runs, overrides=args.overrides, until=args.until,
-                      threads=args.threads, dry_run=args.dry_run, snapshots=args.snapshots)
+                      threads=args.threads, dry_run=args.dry_run, snapshots=args.snapshots,
+                      train_released=args.train_released)
 
 
 def run_snapshot(args: argparse.Namespace) -> list:

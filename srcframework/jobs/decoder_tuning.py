@@ -16,6 +16,7 @@ from tqdm import tqdm
 from srcframework.common.audio import read_valid_wav
 from srcframework.common.errors import InputError
 from srcframework.data.squad_src_layout import SquadSrcFolder
+from srcframework.jobs.transcription import spoken_questions
 from srcframework.metrics.text_noise import wer
 from srcframework.speech.ctc_decoder import GreedyCtcDecoder
 from srcframework.speech.ctc_lexicon_decoder import LexiconBeamCtcDecoder
@@ -43,7 +44,7 @@ def tune_lexicon_decoder(
     if limit is not None and limit < 1:
         raise InputError(f"tune-ctc-decoder: limit must be at least 1, got {limit}")
     # every recording counts: a question read by several voices is several recordings to score
-    join = folder.join(partial=True, require_answers=False, several_recordings=True)
+    join = spoken_questions(folder, several_recordings=True)
     questions = join.questions
     if not questions:
         raise InputError(f"tune-ctc-decoder: {join.fid2qid_file} lists no recording")

@@ -112,11 +112,11 @@ def parse_recognizer(text) -> dict:
     return params
 
 
-def spoken_questions(folder: SquadSrcFolder, skip_invalid: bool = False) -> SquadSrcJoin:
+def spoken_questions(folder: SquadSrcFolder, skip_invalid: bool = False, several_recordings: bool = False) -> SquadSrcJoin:
     """The questions `transcribe` transcribes: the folder's `partial` join (a row without a
     recording, or whose question the SQuAD file lacks, is a counted skip), questions without
-    answers included."""
-    return folder.join(skip_invalid=skip_invalid, partial=True, require_answers=False)
+    answers included; with `several_recordings`, every recording of a question read by several voices."""
+    return folder.join(skip_invalid=skip_invalid, partial=True, require_answers=False, several_recordings=several_recordings)
 
 
 def job_key(recognizer: dict, split: str, items: List[Tuple[str, str, str]], files: Optional[dict] = None) -> str:

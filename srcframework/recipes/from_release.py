@@ -2,8 +2,8 @@
 
 A training whose card is released in this clone (`models/ID.tar.gz`, its sha256 checked against
 the card) comes back from that archive on a machine that has no run of it, when the archive's
-`config.json` is the training's config now (the same model, data, seed and epochs; anything else
-trains). Its folder then holds `model.tar.gz` (the released archive), the archive's `config.json`,
+`config.json` is the training's config now (the same model, data paths, seed and epochs; anything
+else trains), unless `allennlp recipe run --train-released` asks to train it anyway. Its folder then holds `model.tar.gz` (the released archive), the archive's `config.json`,
 `meta.json`, `vocabulary/` and `training_record.json`, `best.th` (the archive's weights), and a
 `metrics.json` that names the archive it came from, so that the recipe counts it finished. What
 the training's callbacks write at its end is written again from the archive's model by callbacks
@@ -20,9 +20,6 @@ from typing import Optional
 from srcframework.common.files import file_sha256, write_json_atomic
 from srcframework.common.training_runs import ARCHIVE_NAME, METRICS_NAME
 from srcframework.recipes.recipe import Step
-
-KEPT = ("config.json", "meta.json", "training_record.json", "weights.th")
-
 
 def released_archive(step: Step, config: dict) -> Optional[str]:
     """The released archive of `step`'s card (its sha256 checked) when its config is `config`; None
@@ -42,20 +39,20 @@ def released_archive(step: Step, config: dict) -> Optional[str]:
 
 
 def restore_from_release(step: Step, archive: str) -> None:
-    """Puts the training `step` back into its folder from its released `archive` (see the module)."""
-    from srcframework import compat
+    """Puts the training `step` back into its folder from its released `archive` (see the module):
+    unpacked into a staging folder beside it, which becomes the folder once complete."""
+    from srcframework.compat import safe_extract
+    from srcframework.training.callback_outputs import write_callback_outputs
 
-    compat.apply()  # safe extraction
     folder = step.folder
     os.makedirs(os.path.dirname(os.path.abspath(folder)), exist_ok=True)
     staging = tempfile.mkdtemp(prefix=".from-release-", dir=os.path.dirname(os.path.abspath(folder)))
     try:
-        with tarfile.open(archive, "r:*") as tar:
-            members = [m for m in tar.getmembers() if m.isfile() and (m.name in KEPT or m.name.startswith("vocabulary/"))]
-            tar.extractall(staging, members=members)
+        os.chmod(staging, 0o755)  # it becomes the run folder
+        safe_extract(archive, staging)  # a released archive holds only what a model needs (release.KEPT)
         os.replace(os.path.join(staging, "weights.th"), os.path.join(staging, "best.th"))
         shutil.copyfile(archive, os.path.join(staging, ARCHIVE_NAME))
-        _callback_outputs(staging)
+        write_callback_outputs(staging)
         record = {"restored_from": os.path.relpath(archive), "sha256": file_sha256(archive), "card": step.card}
         write_json_atomic(os.path.join(staging, METRICS_NAME), record, indent=1)
         if os.path.isdir(folder):
@@ -64,25 +61,3 @@ def restore_from_release(step: Step, archive: str) -> None:
     finally:
         if os.path.isdir(staging):
             shutil.rmtree(staging)
-
-
-def _callback_outputs(folder: str) -> None:
-    """Writes again what the config's trainer callbacks write at the end of a training, where the
-    callback class has `outputs_from_archive(model, serialization_dir, **its config)`."""
-    from allennlp.models.archival import load_archive
-    from allennlp.training.callbacks.callback import TrainerCallback
-
-    with open(os.path.join(folder, "config.json"), encoding="utf-8") as handle:
-        callbacks = (json.load(handle).get("trainer") or {}).get("callbacks") or []
-    model = None
-    for config in callbacks:
-        config = dict(config)
-        name = config.pop("type", None)
-        if not name or name not in TrainerCallback.list_available():
-            continue
-        callback = TrainerCallback.by_name(name)
-        if not hasattr(callback, "outputs_from_archive"):
-            continue
-        if model is None:
-            model = load_archive(os.path.join(folder, ARCHIVE_NAME)).model
-        callback.outputs_from_archive(model, folder, **config)

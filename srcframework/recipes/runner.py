@@ -138,7 +138,7 @@ def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, thr
            snapshots: Optional[str]) -> None:
     from allennlp.commands.train import train_model
 
-    if state.status == TO_RUN:
+    if state.status == TO_RUN and states.releases:
         archive = released_archive(step, states.config(step))
         if archive is not None:
             restore_from_release(step, archive)
@@ -210,7 +210,8 @@ def _run_other(recipe: Recipe, step: Step, threads: Optional[int], snapshots: Op
 
 
 def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: str = "", until: Optional[str] = None,
-               threads: Optional[int] = None, dry_run: bool = False, snapshots: Optional[str] = None) -> List[Planned]:
+               threads: Optional[int] = None, dry_run: bool = False, snapshots: Optional[str] = None,
+               train_released: bool = False) -> List[Planned]:
     """
     Runs the steps `names` pick (every step that is not optional when none), in order.
 
@@ -231,10 +232,13 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
         Print what would run and why, and run nothing.
     snapshots : `str`, optional
         The snapshots folder a training's or job's snapshot is restored from (default: models/snapshots).
+    train_released : `bool`, optional (default = `False`)
+        Train a training whose card's archive is released too, instead of putting it back from that
+        archive (`from_release`).
     """
     if threads is not None and threads < 1:
         raise InputError(f"--threads must be at least 1, not {threads}")
-    states = StepStates(recipe, runs, overrides)
+    states = StepStates(recipe, runs, overrides, releases=not train_released)
     planned = plan(recipe, names, states, until)
     if dry_run:
         for line in describe(planned):

@@ -125,10 +125,11 @@ class StepState:
 class StepStates:
     """The state of each step of a recipe, with fingerprints worked out once."""
 
-    def __init__(self, recipe: Recipe, runs: str = "runs", overrides: str = "") -> None:
+    def __init__(self, recipe: Recipe, runs: str = "runs", overrides: str = "", releases: bool = True) -> None:
         self.recipe = recipe
         self.runs = runs
         self.overrides = overrides
+        self.releases = releases  # a training not started is put back from its card's released archive
         self._fingerprints: Dict[str, str] = {}
         self._configs: Dict[str, dict] = {}
 
@@ -198,11 +199,15 @@ class StepStates:
             return StepState(step, STALE, f"stale: {difference}", fingerprint, run.epochs_done)
         if run.epochs_done and os.path.isfile(os.path.join(step.folder, CONFIG_NAME)):
             return StepState(step, RESUME, f"epoch {run.epochs_done} of {run.num_epochs or '?'}", fingerprint, run.epochs_done)
-        from srcframework.recipes.from_release import released_archive
+        if self.releases:
+            from srcframework.recipes.from_release import released_archive
 
-        archive = released_archive(step, self.config(step))
-        if archive is not None:
-            return StepState(step, TO_RUN, f"put back from its released archive {os.path.relpath(archive)}", fingerprint)
+            try:
+                archive = released_archive(step, self.config(step))
+            except InputError as error:  # the release does not match its card: it will not be used
+                return StepState(step, TO_RUN, f"not started ({error})", fingerprint)
+            if archive is not None:
+                return StepState(step, TO_RUN, f"put back from its released archive {os.path.relpath(archive)}", fingerprint)
         return StepState(step, TO_RUN, "not started", fingerprint)
 
 

@@ -47,17 +47,19 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> Lis
 
 def under_way(recipe: Recipe) -> List[str]:
     """The training folders that finished an epoch but not their training; finished trainings that
-    a step not finished yet needs (a second stage, a study) and whose card has no archive released
-    in the clone; and the outputs of steps whose journals are there but not the output."""
+    a step not finished yet needs, directly or through other steps (a second stage, a study), unless
+    the recipe would put them back from a released archive; and the outputs of steps whose journals
+    are there but not the output."""
     from srcframework.common.training_runs import epochs_done
 
+    needed = _needed(recipe)
+    states = StepStates(recipe)
     found = []
     for step in recipe.steps:
         if step.is_training:
             if not finished(step.folder) and epochs_done(step.folder):
                 found.append(step.folder)
-            elif finished(step.folder) and not _released(step) and any(
-                    step.name in later.needs and not _done(later) for later in recipe.steps):
+            elif finished(step.folder) and step.name in needed and not _released(states, step):
                 found.append(step.folder)
             continue
         for output in step.outputs:
@@ -73,14 +75,25 @@ def _done(step) -> bool:
     return bool(step.outputs) and all(os.path.exists(path) for path in step.outputs)
 
 
-def _released(step) -> bool:
-    """Whether the card of a training has its archive in the clone (`models/ID.tar.gz`)."""
-    from srcframework import pretrained
+def _needed(recipe: Recipe) -> set:
+    """The names of the steps that a step not finished yet needs, directly or through others."""
+    needed, waiting = set(), [need for step in recipe.steps if not _done(step) for need in step.needs]
+    while waiting:
+        name = waiting.pop()
+        if name not in needed:
+            needed.add(name)
+            waiting.extend(recipe.step(name).needs)
+    return needed
 
-    if not step.card:
+
+def _released(states: StepStates, step) -> bool:
+    """Whether the recipe would put a training back from its card's released archive."""
+    from srcframework.recipes.from_release import released_archive
+
+    try:
+        return released_archive(step, states.config(step)) is not None
+    except InputError:
         return False
-    card = pretrained.model_card(step.card)
-    return pretrained.is_released(card) and os.path.isfile(pretrained.released_file(card))
 
 
 def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None) -> List[dict]:
@@ -93,9 +106,15 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None) -> List[
     for path in under_way(recipe):
         try:
             records.append(snapshot.save(path, folder=snapshots))
-        except InputError as error:
-            if "try --float16" not in str(error):
-                raise
+        except snapshot.SnapshotTooLarge as error:
+            if os.path.isfile(os.path.join(path, "metrics.json")):
+                raise  # a finished training's weights are kept as they are
             logger.warning("%s; saved in float16 instead", error)
             records.append(snapshot.save(path, folder=snapshots, float16=True))
+    if records and snapshots is None:
+        from srcframework.release import FOLDER_MAX_BYTES, folder_bytes, models_dir
+
+        if folder_bytes() > FOLDER_MAX_BYTES:
+            logger.warning("%s holds %.1f MB, over its %.1f MB limit: remove or release what is no longer needed "
+                           "before committing", models_dir(), folder_bytes() / 1e6, FOLDER_MAX_BYTES / 1e6)
     return records

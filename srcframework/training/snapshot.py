@@ -38,6 +38,7 @@ folder, by default `models/snapshots/` of the clone. `restore` checks the sha256
 extracts anything, and refuses a folder that already holds a later epoch; a restore that cannot
 put back the left-out tensors writes nothing.
 """
+import copy
 import datetime
 import glob
 import hashlib
@@ -57,6 +58,10 @@ from srcframework.common.files import atomic_output, file_sha256, read_json, wri
 from srcframework.common.journal import lock_holder
 
 logger = logging.getLogger(__name__)
+
+
+class SnapshotTooLarge(InputError):
+    """A snapshot over the size limit (nothing was written)."""
 
 MAX_BYTES = 20 * 1024 * 1024
 CHECKPOINT = re.compile(r"model_state_e(\d+)_b0\.th$")
@@ -167,9 +172,10 @@ def _one_line(error: Exception) -> str:
 
 def _initial_state(run: str) -> Dict[str, torch.Tensor]:
     """
-    The state dict of the model built afresh from `run`'s `config.json` and `vocabulary/`, as
-    `allennlp train` builds it: its initialisation reads whatever files the config names
-    (pretrained weights, GloVe, a speech encoder's folder), relative to the current folder. The
+    The tensors of the model built afresh from `run`'s `config.json` and `vocabulary/`, as
+    `allennlp train` builds it, that do not depend on the random generator (equal in two builds
+    under two seeds): what its initialisation reads from the files the config names (pretrained
+    weights, GloVe, a speech encoder's folder, relative to the current folder) and constants. The
     caller's random generator is left as it was.
     """
     import srcframework  # noqa: F401  (registers the models and modules the config names)
@@ -179,8 +185,14 @@ def _initial_state(run: str) -> Dict[str, torch.Tensor]:
 
     config = read_json(os.path.join(run, "config.json"))
     vocab = Vocabulary.from_files(os.path.join(run, "vocabulary"))
+    builds = []
     with torch.random.fork_rng(devices=[]):
-        return Model.from_params(vocab=vocab, params=Params(config["model"])).state_dict()
+        for seed in (1, 2):  # a tensor the random generator draws differs between the two builds
+            torch.manual_seed(seed)
+            builds.append(Model.from_params(vocab=vocab, params=Params(copy.deepcopy(config["model"]))).state_dict())
+    first, second = builds
+    return {key: tensor for key, tensor in first.items() if isinstance(tensor, torch.Tensor)
+            and isinstance(second.get(key), torch.Tensor) and _tensor_bytes(tensor) == _tensor_bytes(second[key])}
 
 
 def _equal_to_initial(path: str, initial: Dict[str, torch.Tensor]) -> Dict[str, str]:
@@ -329,7 +341,7 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
         size = os.path.getsize(candidate)
         if size > max_bytes:
             advice = "" if float16 or kind != "training" else "; try --float16"
-            raise InputError(f"{path}: its snapshot would be {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit{advice}")
+            raise SnapshotTooLarge(f"{path}: its snapshot would be {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit{advice}")
         os.replace(candidate, tarball)
     record = {
         "name": name,
@@ -389,7 +401,8 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
     if file_sha256(tarball) != record["sha256"]:
         raise InputError(f"snapshot {record['name']}: {tarball} does not match the sha256 in its record")
     if record["kind"] == "training":
-        if epochs_done(target) >= record["epoch"] or os.path.isfile(os.path.join(target, "metrics.json")):
+        done = os.path.isfile(os.path.join(target, "metrics.json"))
+        if done or (not record.get("finished") and epochs_done(target) >= record["epoch"]):
             return {**record, "restored": False}
         destination = target
     else:
@@ -416,21 +429,34 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
             payloads[name] = buffer.getvalue()
     if record.get("left_out"):
         payloads.update(_put_back(record, payloads))
-    for name, payload in payloads.items():
+    last = "metrics.json" if record.get("finished") else None  # a finished folder is finished only at the end
+    for name, payload in sorted(payloads.items(), key=lambda item: item[0] == last):
         path = paths[name]
         if record["kind"] == "journal" and _lines(path) >= payload.count(b"\n"):
             continue  # this machine's journal has gone at least as far: keep it
+        if name == last:
+            _archive_again(destination, record)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with atomic_output(path, "wb") as handle:
             handle.write(payload)
-    if record.get("finished"):
-        from allennlp.models.archival import archive_model
-
-        archive_model(destination, weights="best.th", include_in_archive=record.get("archive_include") or None)
     if record["kind"] == "training" and record.get("best_is_latest"):
         with atomic_output(os.path.join(destination, "best.th"), "wb") as handle:
             handle.write(_read(os.path.join(destination, f"model_state_e{record['epoch']}_b0.th")))
     return {**record, "restored": True}
+
+
+def _archive_again(destination: str, record: Dict) -> None:
+    """`model.tar.gz` of a restored finished training (written whole, then moved into place), and
+    what its callbacks wrote at its end (`write_callback_outputs`)."""
+    from allennlp.models.archival import archive_model
+
+    from srcframework.training.callback_outputs import write_callback_outputs
+
+    partial = os.path.join(destination, ".model.tar.gz.partial")
+    archive_model(destination, weights="best.th", archive_path=partial,
+                  include_in_archive=record.get("archive_include") or None)
+    os.replace(partial, os.path.join(destination, "model.tar.gz"))
+    write_callback_outputs(destination)
 
 
 def _put_back(record: Dict, payloads: Dict[str, bytes]) -> Dict[str, bytes]:

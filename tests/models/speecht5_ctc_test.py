@@ -136,18 +136,27 @@ def test_the_encoder_folder_is_written_again_from_the_archive(trained, tmp_path)
 
     from srcframework.models.speecht5_ctc_callback import SaveSpeechT5CtcCallback
 
-    from srcframework.recipes.from_release import _callback_outputs
+    from srcframework.training.callback_outputs import write_callback_outputs
 
     model = load_archive(str(trained / "model.tar.gz")).model
     SaveSpeechT5CtcCallback.outputs_from_archive(model, str(tmp_path / "direct"))
     # the runner finds the callback in the training's config
     for name in ("config.json", "model.tar.gz"):
         shutil.copyfile(trained / name, tmp_path / name)
-    _callback_outputs(str(tmp_path))
+    write_callback_outputs(str(tmp_path))
     for name in os.listdir(trained / "speecht5_ctc"):
         original = (trained / "speecht5_ctc" / name).read_bytes()
         assert (tmp_path / "direct" / "speecht5_ctc" / name).read_bytes() == original, name
         assert (tmp_path / "speecht5_ctc" / name).read_bytes() == original, name
+
+
+def test_a_finished_pretraining_restored_from_its_snapshot_has_its_encoder_folder(trained, tmp_path):
+    from srcframework.training import snapshot
+
+    snapshot.save(str(trained), folder=str(tmp_path / "s"))
+    snapshot.restore(str(trained), folder=str(tmp_path / "s"), target=str(tmp_path / "back"))
+    for name in os.listdir(trained / "speecht5_ctc"):
+        assert (tmp_path / "back" / "speecht5_ctc" / name).read_bytes() == (trained / "speecht5_ctc" / name).read_bytes()
 
 
 def test_from_params_builds_the_configured_encoder():

@@ -14,20 +14,27 @@ from srcframework.recipes.recipe import Step
 from tests.conftest import FIXTURES, ROOT
 
 
-@pytest.fixture
-def released(tmp_path, monkeypatch, tiny_archive):
-    """A clone-like folder whose card `tiny-released` releases the tiny BiDAF's archive; its config."""
+def release(tmp_path, monkeypatch, archive_source, model_id):
+    """A clone-like folder (its cards the ones the tests see) whose card `model_id` (bidaf-quickstart's,
+    renamed) releases a copy of `archive_source` as models/ID.tar.gz; that copy's path."""
     cards = tmp_path / "clone" / "modelcards"
     cards.mkdir(parents=True)
     (tmp_path / "clone" / "models").mkdir()
-    archive = tmp_path / "clone" / "models" / "tiny-released.tar.gz"
-    shutil.copyfile(tiny_archive, archive)
+    archive = tmp_path / "clone" / "models" / f"{model_id}.tar.gz"
+    shutil.copyfile(archive_source, archive)
     card = json.loads((ROOT / "srcframework" / "modelcards" / "bidaf-quickstart.json").read_text())
-    card["id"] = "tiny-released"
-    card["model_usage"].update(archive_file="models/tiny-released.tar.gz", sha256=file_sha256(str(archive)),
+    card["id"] = model_id
+    card["model_usage"].update(archive_file=f"models/{model_id}.tar.gz", sha256=file_sha256(str(archive)),
                                size=archive.stat().st_size)
-    (cards / "tiny-released.json").write_text(json.dumps(card))
+    (cards / f"{model_id}.json").write_text(json.dumps(card))
     monkeypatch.setenv("SRCFRAMEWORK_MODELCARDS", str(cards))
+    return archive
+
+
+@pytest.fixture
+def released(tmp_path, monkeypatch, tiny_archive):
+    """The tiny BiDAF's archive released under card `tiny-released`; its path and config."""
+    archive = release(tmp_path, monkeypatch, tiny_archive, "tiny-released")
     with tarfile.open(archive) as tar:
         config = json.load(tar.extractfile("config.json"))
     return archive, config
@@ -66,15 +73,7 @@ def test_the_runner_puts_a_released_training_back_instead_of_training_it(tmp_pat
     from srcframework.recipes.state import StepStates
 
     # the tiny recipe's first training declares card bidaf-quickstart; here that card releases the tiny archive
-    cards = tmp_path / "clone" / "modelcards"
-    cards.mkdir(parents=True)
-    (tmp_path / "clone" / "models").mkdir()
-    archive = tmp_path / "clone" / "models" / "bidaf-quickstart.tar.gz"
-    shutil.copyfile(tiny_archive, archive)
-    card = json.loads((ROOT / "srcframework" / "modelcards" / "bidaf-quickstart.json").read_text())
-    card["model_usage"].update(sha256=file_sha256(str(archive)), size=archive.stat().st_size)
-    (cards / "bidaf-quickstart.json").write_text(json.dumps(card))
-    monkeypatch.setenv("SRCFRAMEWORK_MODELCARDS", str(cards))
+    archive = release(tmp_path, monkeypatch, tiny_archive, "bidaf-quickstart")
     monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "installed"))
     runs = str(tmp_path / "runs")
     recipe = load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=runs)
@@ -85,6 +84,19 @@ def test_the_runner_puts_a_released_training_back_instead_of_training_it(tmp_pat
     folder = tmp_path / "runs" / "tiny" / "first"
     assert (folder / "model.tar.gz").read_bytes() == archive.read_bytes()
     assert StepStates(recipe, runs).state(recipe.step("first")).status == "finished"
+    # to reproduce it, --train-released trains it (here into another runs folder)
+    other = str(tmp_path / "other")
+    recipe = load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=other)
+    assert StepStates(recipe, other).state(recipe.step("first")).why.startswith("put back from its released archive")
+    assert StepStates(recipe, other, releases=False).state(recipe.step("first")).why == "not started"
+    run_recipe(recipe, ["first"], other, train_released=True)
+    out = capsys.readouterr().out
+    assert "train " in out and "put back" not in out
+    # a release that does not match its card is named in the status, and a run stops on it
+    archive.write_bytes(archive.read_bytes() + b"\0")
+    recipe = load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=str(tmp_path / "third"))
+    why = StepStates(recipe, str(tmp_path / "third")).state(recipe.step("first")).why
+    assert why.startswith("not started (model 'bidaf-quickstart'") and "does not match the sha256" in why
 
 
 def test_the_runner_puts_a_finished_training_back_from_its_snapshot(tmp_path, tiny_archive, capsys):

@@ -152,7 +152,7 @@ def test_under_way_is_also_a_finished_training_a_later_one_starts_from(tmp_path)
     assert under_way(recipe) == [str(runs / "one")]  # the second stage has not finished
     for name in ("model.tar.gz", "metrics.json"):
         (runs / "two" / name).write_bytes(b"")
-    assert under_way(recipe) == [str(runs / "two")]  # the study has not run
+    assert under_way(recipe) == [str(runs / "one"), str(runs / "two")]  # the study, after both, has not run
     (runs / "study").mkdir()
     (runs / "study" / "results.json").write_text("{}")
     assert under_way(recipe) == []

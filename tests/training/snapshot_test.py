@@ -152,6 +152,11 @@ def test_a_finished_training_travels_as_its_archive(straight, tmp_path):
     assert list(ours.state_dict()) == list(theirs.state_dict())
     assert all(torch.equal(ours.state_dict()[k], theirs.state_dict()[k]) for k in ours.state_dict())
     assert snapshot.restore(str(straight), folder=str(tmp_path / "s"), target=str(target))["restored"] is False
+    # carried on once more: the restored folder (no checkpoints in it) saved again, restored on a new machine
+    again = snapshot.save(str(target), folder=str(tmp_path / "s2"))
+    assert again["finished"]
+    assert snapshot.restore(str(target), folder=str(tmp_path / "s2"), target=str(tmp_path / "third"))["restored"]
+    assert (tmp_path / "third" / "metrics.json").is_file() and (tmp_path / "third" / "model.tar.gz").is_file()
 
 
 def test_refusals(straight, tmp_path):
