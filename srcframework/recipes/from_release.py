@@ -3,9 +3,10 @@
 A training whose card is released in this clone (`models/ID.tar.gz`, its sha256 checked against
 the card) comes back from that archive on a machine that has no run of it, when the archive's
 `config.json` is the training's config now (the same model, data paths, seed and epochs; anything
-else trains), unless `allennlp recipe run --train-released` asks to train it anyway. Its folder then holds `model.tar.gz` (the released archive), the archive's `config.json`,
-`meta.json`, `vocabulary/` and `training_record.json`, `best.th` (the archive's weights), and a
-`metrics.json` that names the archive it came from, so that the recipe counts it finished. What
+else trains), unless `allennlp recipe run --train-released` asks to train it anyway. Its folder
+then holds what the released archive holds (`config.json`, `meta.json`, `vocabulary/`,
+`training_record.json`...), its weights as `best.th`, the archive itself as `model.tar.gz`, and
+a `metrics.json` that names the archive it came from, so that the recipe counts it finished. What
 the training's callbacks write at its end is written again from the archive's model by callbacks
 that can (`outputs_from_archive`, e.g. `save_speecht5_ctc`'s encoder folder). The learning curve
 (`metrics_epoch_*.json`) and the checkpoints stay with the machine that trained it.

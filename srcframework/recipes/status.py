@@ -76,8 +76,11 @@ def _done(step) -> bool:
 
 
 def _needed(recipe: Recipe) -> set:
-    """The names of the steps that a step not finished yet needs, directly or through others."""
-    needed, waiting = set(), [need for step in recipe.steps if not _done(step) for need in step.needs]
+    """The names of the steps that a step not finished yet needs, directly or through others (an
+    optional step counts only once it has started: a training with an epoch, another step with
+    one of its outputs or journals)."""
+    needed, waiting = set(), [need for step in recipe.steps if not _done(step) and (not step.optional or _started(step))
+                              for need in step.needs]
     while waiting:
         name = waiting.pop()
         if name not in needed:
@@ -86,10 +89,20 @@ def _needed(recipe: Recipe) -> set:
     return needed
 
 
+def _started(step) -> bool:
+    from srcframework.common.training_runs import epochs_done
+
+    if step.is_training:
+        return epochs_done(step.folder) > 0
+    return any(os.path.exists(path) or glob.glob(glob.escape(path) + ".journal-*.jsonl") for path in step.outputs)
+
+
 def _released(states: StepStates, step) -> bool:
     """Whether the recipe would put a training back from its card's released archive."""
     from srcframework.recipes.from_release import released_archive
 
+    if not step.card:
+        return False
     try:
         return released_archive(step, states.config(step)) is not None
     except InputError:
@@ -102,15 +115,23 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None) -> List[
     over the size limit in full precision is saved in float16, with a warning (its record says so)."""
     from srcframework.training import snapshot
 
-    records = []
+    records, failed = [], []
     for path in under_way(recipe):
         try:
             records.append(snapshot.save(path, folder=snapshots))
         except snapshot.SnapshotTooLarge as error:
-            if os.path.isfile(os.path.join(path, "metrics.json")):
-                raise  # a finished training's weights are kept as they are
+            under_way_training = os.path.isdir(path) and not os.path.isfile(os.path.join(path, "metrics.json"))
+            if not under_way_training:  # a finished training's weights or a job's journals are kept as they are
+                failed.append(str(error))
+                continue
             logger.warning("%s; saved in float16 instead", error)
-            records.append(snapshot.save(path, folder=snapshots, float16=True))
+            try:
+                records.append(snapshot.save(path, folder=snapshots, float16=True))
+            except snapshot.SnapshotTooLarge as still:
+                failed.append(f"{still} in float16")
+    if failed:
+        saved = ", ".join(record["name"] for record in records) or "nothing"
+        raise InputError(f"{'; '.join(failed)} (saved: {saved})")
     if records and snapshots is None:
         from srcframework.release import FOLDER_MAX_BYTES, folder_bytes, models_dir
 

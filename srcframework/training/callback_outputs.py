@@ -9,7 +9,7 @@ trained model has `outputs_from_archive(model, serialization_dir, **its config)`
 import json
 import os
 
-ARCHIVE_NAME = "model.tar.gz"
+from srcframework.common.training_runs import ARCHIVE_NAME
 
 
 def write_callback_outputs(folder: str) -> None:

@@ -250,7 +250,7 @@ def _finished_members(run: str, float16: bool, leave_out_initial: bool) -> (Dict
             handle.write(weights)
         left_out, initial_tensors = _left_out(run, ["best.th"], leave_out_initial, {"best.th": path})
         members["best.th"] = _tensor_file(path, float16, left_out.get("best.th", ()))
-    facts = {"epoch": epochs_done(run), "finished": True, "archive_include": included, "best_is_latest": False,
+    facts = {"epoch": read_json(os.path.join(run, "metrics.json")).get("epoch", -1) + 1, "finished": True, "archive_include": included, "best_is_latest": False,
              "metrics": read_json(os.path.join(run, "metrics.json")), "initial_tensors": initial_tensors,
              "left_out": left_out}
     return members, facts
@@ -340,7 +340,8 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
         _write_tarball(candidate, members)
         size = os.path.getsize(candidate)
         if size > max_bytes:
-            advice = "" if float16 or kind != "training" else "; try --float16"
+            finished_run = os.path.isfile(os.path.join(path, "metrics.json"))
+            advice = "" if float16 or kind != "training" or finished_run else "; try --float16"
             raise SnapshotTooLarge(f"{path}: its snapshot would be {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit{advice}")
         os.replace(candidate, tarball)
     record = {
@@ -383,9 +384,10 @@ def find(source: str, folder: Optional[str] = None) -> Optional[Dict]:
 def restore(source: str, folder: Optional[str] = None, target: Optional[str] = None) -> Optional[Dict]:
     """
     Puts the snapshot of `source` back (into `target`, default `source`) and returns its record; None
-    when there is no snapshot of it. A training folder that already holds as many epochs as the
-    snapshot, or a job whose output is complete, is left as it is (and the record is returned with
-    `"restored": False`); a journal on this machine with at least as many lines as the snapshot's is
+    when there is no snapshot of it. A training folder that has finished (`metrics.json`), or holds
+    as many epochs as the snapshot of a training under way, or a job whose output is complete, is
+    left as it is (and the record is returned with `"restored": False`); a finished training's
+    snapshot is restored over a folder with fewer or more epochs, whose other files stay; a journal on this machine with at least as many lines as the snapshot's is
     kept. Journals that a running job holds (`srcframework.common.journal.lock_holder`) are an
     `InputError` naming that job, before anything is written; so are left-out tensors that the model
     built from the snapshot's `config.json` cannot give back (see `save`).
@@ -453,9 +455,13 @@ def _archive_again(destination: str, record: Dict) -> None:
     from srcframework.training.callback_outputs import write_callback_outputs
 
     partial = os.path.join(destination, ".model.tar.gz.partial")
-    archive_model(destination, weights="best.th", archive_path=partial,
-                  include_in_archive=record.get("archive_include") or None)
-    os.replace(partial, os.path.join(destination, "model.tar.gz"))
+    try:
+        archive_model(destination, weights="best.th", archive_path=partial,
+                      include_in_archive=record.get("archive_include") or None)
+        os.replace(partial, os.path.join(destination, "model.tar.gz"))
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
     write_callback_outputs(destination)
 
 

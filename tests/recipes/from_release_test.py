@@ -92,6 +92,12 @@ def test_the_runner_puts_a_released_training_back_instead_of_training_it(tmp_pat
     run_recipe(recipe, ["first"], other, train_released=True)
     out = capsys.readouterr().out
     assert "train " in out and "put back" not in out
+    # the folder put back from the release is trained too with --train-released (kept aside first)
+    run_recipe(load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=runs), ["first"], runs, train_released=True)
+    out = capsys.readouterr().out
+    assert "put back from its released archive, and --train-released trains it" in out and "train " in out
+    assert (tmp_path / "runs" / "tiny" / "first.stale-1" / "metrics.json").is_file()
+    assert "restored_from" not in json.loads((folder / "metrics.json").read_text())
     # a release that does not match its card is named in the status, and a run stops on it
     archive.write_bytes(archive.read_bytes() + b"\0")
     recipe = load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=str(tmp_path / "third"))

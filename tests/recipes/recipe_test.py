@@ -142,7 +142,10 @@ def test_under_way_is_also_a_finished_training_a_later_one_starts_from(tmp_path)
     one: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/one' },
     two: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/two', depends_on: ['one'] },
   },
-  steps: { study: { needs: ['two'], command: ['true'], outputs: [runs + '/study/results.json'] } },
+  steps: {
+    study: { needs: ['two'], command: ['true'], outputs: [runs + '/study/results.json'] },
+    more: { needs: ['two'], command: ['true'], outputs: [runs + '/more.json'], optional: true },
+  },
 }""")
     recipe = load_recipe(folder, runs=str(runs))
     for name in ("one", "two"):
@@ -176,3 +179,8 @@ def test_recipe_snapshot_saves_in_float16_what_is_over_the_limit_in_full(tmp_pat
         [record] = snapshot_under_way(recipe, str(tmp_path / "s"))
     assert record["float16"] and record["size"] < full["size"]
     assert "saved in float16 instead" in caplog.text
+    # a finished training over the limit is not rounded: named, after the others are saved
+    shutil.copytree(tiny_archive.parent, runs / "tiny" / "second_s1")  # finished; the study after it has not run
+    monkeypatch.setattr(snapshot, "MAX_BYTES", 1000)
+    with pytest.raises(InputError, match=r"second_s1: its snapshot would be .* MB limit \(saved: nothing\)$"):
+        snapshot_under_way(recipe, str(tmp_path / "s3"))

@@ -154,7 +154,7 @@ def test_a_finished_training_travels_as_its_archive(straight, tmp_path):
     assert snapshot.restore(str(straight), folder=str(tmp_path / "s"), target=str(target))["restored"] is False
     # carried on once more: the restored folder (no checkpoints in it) saved again, restored on a new machine
     again = snapshot.save(str(target), folder=str(tmp_path / "s2"))
-    assert again["finished"]
+    assert again["finished"] and again["epoch"] == 3
     assert snapshot.restore(str(target), folder=str(tmp_path / "s2"), target=str(tmp_path / "third"))["restored"]
     assert (tmp_path / "third" / "metrics.json").is_file() and (tmp_path / "third" / "model.tar.gz").is_file()
 
