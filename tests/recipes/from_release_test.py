@@ -127,3 +127,24 @@ def test_the_runner_puts_a_finished_training_back_from_its_snapshot(tmp_path, ti
     out = capsys.readouterr().out
     assert "one: finished, put back from its snapshot" in out and "train " not in out
     assert StepStates(recipe, str(runs)).state(recipe.step("one")).status == "finished"
+
+
+def test_a_released_archive_with_a_member_outside_is_refused_and_nothing_is_left(released, tmp_path):
+    import io
+
+    from srcframework.compat import UnsafeArchiveError
+
+    archive, _ = released
+    with tarfile.open(archive, "r:gz") as tar:
+        members = [(m, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()]
+    bad = tmp_path / "bad.tar.gz"
+    with tarfile.open(bad, "w:gz") as tar:
+        for member, payload in members + [(tarfile.TarInfo("vocabulary/../../escaped.txt"), b"x")]:
+            member.size = len(payload)
+            tar.addfile(member, io.BytesIO(payload))
+    step = Step(name="first", config="x.jsonnet", folder=str(tmp_path / "runs" / "first"), card="tiny-released")
+    with pytest.raises(UnsafeArchiveError):
+        restore_from_release(step, str(bad))
+    assert not (tmp_path / "escaped.txt").exists() and list((tmp_path / "runs").iterdir()) == []
+    restore_from_release(step, str(archive))
+    assert (tmp_path / "runs" / "first").stat().st_mode & 0o777 == 0o755

@@ -184,3 +184,24 @@ def test_recipe_snapshot_saves_in_float16_what_is_over_the_limit_in_full(tmp_pat
     monkeypatch.setattr(snapshot, "MAX_BYTES", 1000)
     with pytest.raises(InputError, match=r"second_s1: its snapshot would be .* MB limit \(saved: nothing\)$"):
         snapshot_under_way(recipe, str(tmp_path / "s3"))
+
+
+def test_recipe_snapshot_warns_when_the_models_folder_is_over_its_limit(tmp_path, tiny_archive, monkeypatch, caplog):
+    import shutil
+
+    from srcframework import release
+    from srcframework.recipes.status import snapshot_under_way
+    from srcframework.training import snapshot
+
+    runs = tmp_path / "runs"
+    first = runs / "tiny" / "first"
+    shutil.copytree(tiny_archive.parent, first)
+    for name in ("metrics.json", "model.tar.gz"):
+        (first / name).unlink()
+    models = tmp_path / "clone" / "models"
+    monkeypatch.setattr(release, "models_dir", lambda: str(models))
+    monkeypatch.setattr(snapshot, "default_folder", lambda: str(models / "snapshots"))
+    monkeypatch.setattr(release, "FOLDER_MAX_BYTES", 1000)
+    with caplog.at_level("WARNING"):
+        snapshot_under_way(load_recipe(TINY, runs=str(runs)))
+    assert f"{models} holds" in caplog.text and "over its 0.0 MB limit" in caplog.text

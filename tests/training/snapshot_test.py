@@ -159,6 +159,24 @@ def test_a_finished_training_travels_as_its_archive(straight, tmp_path):
     assert (tmp_path / "third" / "metrics.json").is_file() and (tmp_path / "third" / "model.tar.gz").is_file()
 
 
+def test_a_finished_restore_stopped_while_archiving_is_not_finished_and_runs_again(straight, tmp_path, monkeypatch):
+    import allennlp.models.archival
+
+    snapshot.save(str(straight), folder=str(tmp_path / "s"))
+    target = tmp_path / "back"
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(allennlp.models.archival, "archive_model", stopped)
+        with pytest.raises(KeyboardInterrupt):
+            snapshot.restore(str(straight), folder=str(tmp_path / "s"), target=str(target))
+    assert not (target / "metrics.json").exists() and not list(target.glob(".model.tar.gz*"))
+    assert snapshot.restore(str(straight), folder=str(tmp_path / "s"), target=str(target))["restored"]
+    assert (target / "metrics.json").is_file() and (target / "model.tar.gz").is_file()
+
+
 def test_refusals(straight, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
