@@ -11,7 +11,7 @@ from srcframework.common.files import file_sha256
 from srcframework.common.training_runs import finished
 from srcframework.recipes.from_release import released_archive, restore_from_release
 from srcframework.recipes.recipe import Step
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, training_state_kept
 
 
 def release(tmp_path, monkeypatch, archive_source, model_id):
@@ -78,7 +78,8 @@ def test_the_runner_puts_a_released_training_back_instead_of_training_it(tmp_pat
     runs = str(tmp_path / "runs")
     recipe = load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=runs)
     assert StepStates(recipe, runs).state(recipe.step("first")).why.startswith("put back from its released archive")
-    run_recipe(recipe, ["first"], runs)
+    with training_state_kept():  # an AllenNLP training in this process sets up logging for good
+        run_recipe(recipe, ["first"], runs)
     out = capsys.readouterr().out
     assert "first: put back from its released archive" in out and "train " not in out
     folder = tmp_path / "runs" / "tiny" / "first"
@@ -89,11 +90,13 @@ def test_the_runner_puts_a_released_training_back_instead_of_training_it(tmp_pat
     recipe = load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=other)
     assert StepStates(recipe, other).state(recipe.step("first")).why.startswith("put back from its released archive")
     assert StepStates(recipe, other, releases=False).state(recipe.step("first")).why == "not started"
-    run_recipe(recipe, ["first"], other, train_released=True)
+    with training_state_kept():  # an AllenNLP training in this process sets up logging for good
+        run_recipe(recipe, ["first"], other, train_released=True)
     out = capsys.readouterr().out
     assert "train " in out and "put back" not in out
     # the folder put back from the release is trained too with --train-released (kept aside first)
-    run_recipe(load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=runs), ["first"], runs, train_released=True)
+    with training_state_kept():  # an AllenNLP training in this process sets up logging for good
+        run_recipe(load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=runs), ["first"], runs, train_released=True)
     out = capsys.readouterr().out
     assert "put back from its released archive, and --train-released trains it" in out and "train " in out
     assert (tmp_path / "runs" / "tiny" / "first.stale-1" / "metrics.json").is_file()
@@ -123,7 +126,8 @@ def test_the_runner_puts_a_finished_training_back_from_its_snapshot(tmp_path, ti
     snapshot.save(str(runs / "one"), folder=str(tmp_path / "snapshots"))
     shutil.rmtree(runs / "one")
     recipe = load_recipe(str(recipe_folder), runs=str(runs))
-    run_recipe(recipe, ["one"], str(runs), snapshots=str(tmp_path / "snapshots"))
+    with training_state_kept():  # an AllenNLP training in this process sets up logging for good
+        run_recipe(recipe, ["one"], str(runs), snapshots=str(tmp_path / "snapshots"))
     out = capsys.readouterr().out
     assert "one: finished, put back from its snapshot" in out and "train " not in out
     assert StepStates(recipe, str(runs)).state(recipe.step("one")).status == "finished"
