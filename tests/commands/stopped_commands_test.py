@@ -43,8 +43,11 @@ def test_ctrl_c_while_workers_run_is_one_line_from_the_whole_process_group():
     """)
     env = dict(os.environ, OMP_NUM_THREADS="1")
     env.pop(cli_errors.DEBUG_ENV, None)
+    # as from a terminal: SIGINT not ignored, even where the tests run in the background of a shell
+    # without job control (which starts them with SIGINT ignored, and a child inherits that)
     child = subprocess.Popen([sys.executable, "-c", program], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+                             stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert child.stdout.readline() == "ready\n"
         os.killpg(child.pid, signal.SIGINT)  # as a terminal's Ctrl-C does: the parent and its workers
