@@ -45,6 +45,11 @@ def epochs_done(folder: str) -> int:
     return done
 
 
+def final_metrics(folder: str) -> dict:
+    """The run's `metrics.json` ({} when there is none or it cannot be read)."""
+    return _read_json(os.path.join(folder, METRICS_NAME))
+
+
 def finished(folder: str) -> bool:
     """Whether the training in `folder` ran to its end (`model.tar.gz` and `metrics.json`)."""
     return os.path.isfile(os.path.join(folder, ARCHIVE_NAME)) and os.path.isfile(os.path.join(folder, METRICS_NAME))

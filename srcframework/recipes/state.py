@@ -30,7 +30,7 @@ from allennlp.common import Params
 
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import named_files, path_fingerprint, read_json, text_sha256
-from srcframework.common.training_runs import CONFIG_NAME, METRICS_NAME, finished, run_state
+from srcframework.common.training_runs import CONFIG_NAME, METRICS_NAME, final_metrics, finished, run_state
 from srcframework.recipes.recipe import Recipe, Step
 
 FINISHED, STALE, RESUME, TO_RUN = "finished", "stale", "resume", "to run"
@@ -185,7 +185,7 @@ class StepStates:
 
     def _training_state(self, step: Step, fingerprint: str, stamp: Optional[dict]) -> StepState:
         run = run_state(step.folder)
-        if finished(step.folder) and not self.releases and "restored_from" in _read_metrics(step.folder):
+        if finished(step.folder) and not self.releases and "restored_from" in final_metrics(step.folder):
             return StepState(step, STALE, "stale: put back from its released archive, and --train-released trains it",
                              fingerprint, run.epochs_done)
         if finished(step.folder):
@@ -231,16 +231,6 @@ def config_difference(now: object, saved: object, key: str = "") -> Optional[str
     if now != saved:
         return f"{key or 'the config'} is {json.dumps(now)[:60]} here, {json.dumps(saved)[:60]} in its config.json"
     return None
-
-
-def _read_metrics(folder: str) -> dict:
-    """`folder`'s metrics.json (a folder put back from a released archive names it: `restored_from`)."""
-    try:
-        with open(os.path.join(folder, METRICS_NAME), encoding="utf-8") as handle:
-            value = json.load(handle)
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _read_config(folder: str) -> Optional[dict]:
