@@ -7,7 +7,8 @@
   runs the steps named (a training id names all its seeds, `train` every training; none: every
   step), skipping finished ones and resuming stopped trainings; `--dry-run` prints what would run
   and why; `-o` reaches every training;
-- `allennlp recipe snapshot NAME`: the trainings and journaled jobs under way into models/snapshots.
+- `allennlp recipe snapshot NAME [-o OVERRIDES] [--train-released]`: the trainings and journaled
+  jobs under way into models/snapshots, judged as `run` with the same options judges them.
 """
 import argparse
 
@@ -51,8 +52,11 @@ class RecipeCommand(Subcommand):
 
         snapshot = actions.add_parser("snapshot", help="the recipe's trainings and jobs under way into models/snapshots")
         _recipe_argument(snapshot)
-        snapshot.add_argument("--runs", default="runs", help="the folder the recipe's outputs go under")
         snapshot.add_argument("--snapshots", help="save into this folder (default: models/snapshots)")
+        snapshot.add_argument("--train-released", action="store_true",
+                              help="as `run --train-released`: a finished training a later step needs is saved even "
+                                   "when its card's archive is released")
+        _common(snapshot)
         snapshot.set_defaults(func=run_snapshot)
         return subparser
 
@@ -109,7 +113,9 @@ def run_run(args: argparse.Namespace) -> list:
 
 
 def run_snapshot(args: argparse.Namespace) -> list:
-    records = snapshot_under_way(load_recipe(args.recipe, runs=args.runs), args.snapshots)
+    _check_overrides(args.overrides)
+    records = snapshot_under_way(load_recipe(args.recipe, runs=args.runs), args.snapshots, runs=args.runs,
+                                 overrides=args.overrides, train_released=args.train_released)
     where = args.snapshots or "models/snapshots"
     for record in records:
         print(f"saved {record['name']} ({record['source']}): commit {where}/{record['name']}.tar.gz and .json")

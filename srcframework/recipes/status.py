@@ -45,15 +45,16 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> Lis
     return lines
 
 
-def under_way(recipe: Recipe) -> List[str]:
+def under_way(recipe: Recipe, runs: str = "runs", overrides: str = "", train_released: bool = False) -> List[str]:
     """The training folders that finished an epoch but not their training; finished trainings that
     a step not finished yet needs, directly or through other steps (a second stage, a study), unless
-    the recipe would put them back from a released archive; and the outputs of steps whose journals
-    are there but not the output."""
+    the recipe would put them back from a released archive (judged with the trainings' configs under
+    `overrides`; with `train_released`, as `allennlp recipe run --train-released`, nothing is put
+    back); and the outputs of steps whose journals are there but not the output."""
     from srcframework.common.training_runs import epochs_done
 
     needed = _needed(recipe)
-    states = StepStates(recipe)
+    states = StepStates(recipe, runs, overrides, releases=not train_released)
     found = []
     for step in recipe.steps:
         if step.is_training:
@@ -101,7 +102,7 @@ def _released(states: StepStates, step) -> bool:
     """Whether the recipe would put a training back from its card's released archive."""
     from srcframework.recipes.from_release import released_archive
 
-    if not step.card:
+    if not step.card or not states.releases:
         return False
     try:
         return released_archive(step, states.config(step)) is not None
@@ -109,14 +110,16 @@ def _released(states: StepStates, step) -> bool:
         return False
 
 
-def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None) -> List[dict]:
-    """Snapshots each training and journaled job of `recipe` under way (`under_way`) into
-    `snapshots` (default: the repository's models/snapshots). A training whose snapshot would be
-    over the size limit in full precision is saved in float16, with a warning (its record says so)."""
+def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: str = "runs", overrides: str = "",
+                       train_released: bool = False) -> List[dict]:
+    """Snapshots each training and journaled job of `recipe` under way (`under_way`, with `runs`,
+    `overrides` and `train_released` as the run has them) into `snapshots` (default: the
+    repository's models/snapshots). A training whose snapshot would be over the size limit in full
+    precision is saved in float16, with a warning (its record says so)."""
     from srcframework.training import snapshot
 
     records, failed = [], []
-    for path in under_way(recipe):
+    for path in under_way(recipe, runs, overrides, train_released):
         try:
             records.append(snapshot.save(path, folder=snapshots))
         except snapshot.SnapshotTooLarge as error:

@@ -152,3 +152,17 @@ def test_a_released_archive_with_a_member_outside_is_refused_and_nothing_is_left
     assert not (tmp_path / "escaped.txt").exists() and list((tmp_path / "runs").iterdir()) == []
     restore_from_release(step, str(archive))
     assert (tmp_path / "runs" / "first").stat().st_mode & 0o777 == 0o755
+
+
+def test_recipe_snapshot_judges_a_released_training_as_the_run_would(tmp_path, monkeypatch, tiny_archive):
+    from srcframework.recipes.recipe import load_recipe
+    from srcframework.recipes.status import under_way
+
+    release(tmp_path, monkeypatch, tiny_archive, "bidaf-quickstart")  # the tiny recipe's first training's card
+    runs = str(tmp_path / "runs")
+    recipe = load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=runs)
+    first = tmp_path / "runs" / "tiny" / "first"
+    shutil.copytree(tiny_archive.parent, first)  # finished; the study that needs it has not run
+    assert under_way(recipe, runs) == []  # a run puts it back from the release
+    assert under_way(recipe, runs, train_released=True) == [str(first)]  # a run with --train-released would not
+    assert under_way(recipe, runs, overrides='{"trainer.num_epochs": 99}') == [str(first)]  # nor with another config
