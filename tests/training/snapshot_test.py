@@ -337,3 +337,19 @@ def test_a_missing_tarball_or_a_member_outside_the_folder_is_refused(tmp_path):
     with pytest.raises(InputError, match="snapshot job: unexpected member '../escaped.jsonl'"):
         snapshot.restore(str(tmp_path / "job" / "out.json"), folder=str(folder), target=str(tmp_path / "job" / "new.json"))
     assert not (tmp_path / "escaped.jsonl").exists()
+
+
+def test_a_frozen_tensor_drawn_at_random_is_kept(tmp_path):
+    # without the initializer the frozen GloVe matrix is drawn from the run's seed: the two builds
+    # under other seeds differ from it, so it travels, and the restore gives it back as it was
+    run = tmp_path / "run"
+    train_model_from_file(CONFIG, str(run), overrides=json.dumps({"trainer.num_epochs": 1}))
+    for name in ("metrics.json", "model.tar.gz"):
+        (run / name).unlink()  # stopped after its only epoch's checkpoint
+    record = snapshot.save(str(run), folder=str(tmp_path / "s"))
+    assert record["initial_tensors"].startswith("left out")
+    assert all(GLOVE not in tensors for tensors in record["left_out"].values())
+    original = run.rename(tmp_path / "original")
+    assert snapshot.restore(str(run), folder=str(tmp_path / "s"))["restored"]
+    assert_same_tensors(run / "model_state_e1_b0.th", original / "model_state_e1_b0.th")
+    assert torch.equal(weights(run / "best.th")[GLOVE], weights(original / "best.th")[GLOVE])
