@@ -24,7 +24,7 @@ from allennlp.common import Params
 
 from srcframework.common.errors import InputError
 from srcframework.common.training_runs import finished
-from srcframework.recipes.from_release import released_archive, restore_from_release
+from srcframework.recipes.from_release import restore_from_release
 from srcframework.recipes.jobs import RecipeJob
 from srcframework.recipes.recipe import Recipe, Step
 from srcframework.recipes.state import FINISHED, RESUME, STALE, TO_RUN, StepState, StepStates, stamp_path, stamp_step, step_environment
@@ -138,8 +138,10 @@ def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, thr
            snapshots: Optional[str]) -> None:
     from allennlp.commands.train import train_model
 
-    if state.status == TO_RUN and states.releases:
-        archive = released_archive(step, states.config(step))
+    if state.status == TO_RUN:
+        archive, error = states.release(step)
+        if error is not None:  # a release that does not match its card stops the run
+            raise error
         if archive is not None:
             restore_from_release(step, archive)
             say(f"{step.name}: put back from its released archive {os.path.relpath(archive)} (same config); not trained again")

@@ -24,7 +24,7 @@ When a step ends, the runner writes a **stamp** into the recipe's state folder
 import json
 import os
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 from allennlp.common import Params
 
@@ -202,16 +202,25 @@ class StepStates:
             return StepState(step, STALE, f"stale: {difference}", fingerprint, run.epochs_done)
         if run.epochs_done and os.path.isfile(os.path.join(step.folder, CONFIG_NAME)):
             return StepState(step, RESUME, f"epoch {run.epochs_done} of {run.num_epochs or '?'}", fingerprint, run.epochs_done)
-        if self.releases:
-            from srcframework.recipes.from_release import released_archive
-
-            try:
-                archive = released_archive(step, self.config(step))
-            except InputError as error:  # the release does not match its card: it will not be used
-                return StepState(step, TO_RUN, f"not started ({error})", fingerprint)
-            if archive is not None:
-                return StepState(step, TO_RUN, f"put back from its released archive {os.path.relpath(archive)}", fingerprint)
+        archive, error = self.release(step)
+        if error is not None:  # the release does not match its card: it will not be used
+            return StepState(step, TO_RUN, f"not started ({error})", fingerprint)
+        if archive is not None:
+            return StepState(step, TO_RUN, f"put back from its released archive {os.path.relpath(archive)}", fingerprint)
         return StepState(step, TO_RUN, "not started", fingerprint)
+
+    def release(self, step: Step) -> Tuple[Optional[str], Optional[InputError]]:
+        """The released archive the recipe would put `step` back from (its card's, with this
+        training's config; None without one, or with `releases` off), or the error that keeps a
+        release from being used (its sha256 does not match its card)."""
+        if not self.releases or not step.is_training or not step.card:
+            return None, None
+        from srcframework.recipes.from_release import released_archive
+
+        try:
+            return released_archive(step, self.config(step)), None
+        except InputError as error:
+            return None, error
 
 
 def config_difference(now: object, saved: object, key: str = "") -> Optional[str]:

@@ -100,14 +100,8 @@ def _started(step) -> bool:
 
 def _released(states: StepStates, step) -> bool:
     """Whether the recipe would put a training back from its card's released archive."""
-    from srcframework.recipes.from_release import released_archive
-
-    if not step.card or not states.releases:
-        return False
-    try:
-        return released_archive(step, states.config(step)) is not None
-    except InputError:
-        return False
+    archive, _ = states.release(step)
+    return archive is not None
 
 
 def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: str = "runs", overrides: str = "",
