@@ -263,14 +263,27 @@ def robustness_table(results: dict) -> Table:
     return Table("robustness", "Robust training against the clean-trained twin", header, rows, 3, None, notes)
 
 
+def seed_label(model: Optional[dict], index: int) -> str:
+    """The training seed of a model's archive number `index` (its config's random_seed, from the
+    study's training records), else `#N`, the archive's place in the model's list."""
+    records = (model or {}).get("training") or []
+    record = records[index] if index < len(records) else None
+    if record and record.get("random_seed") is not None:
+        return str(record["random_seed"])
+    return f"#{index + 1}"
+
+
 def seeds_table(results: dict) -> Table:
+    models = {model["name"]: model for model in results.get("models", [])}
     rows = [
-        [pair["model"], pair["set"], seed["seed"], seed["archive"], seed["em"], seed["f1"], seed["f1_drop"]]
+        [pair["model"], pair["set"], seed_label(models.get(pair["model"]), seed["seed"]), seed["archive"], seed["em"],
+         seed["f1"], seed["f1_drop"]]
         for pair in results["pairs"] for seed in pair.get("seeds") or []
     ]
     header = ["Model", "Test set", "Seed", "Archive", "EM", "F1", "ΔF1"]
     notes = ["Each archive (training seed) of a model with several: its EM and F1 on the set, and its drop from the "
-             "same archive's F1 on the clean set. The other tables give the mean over the seeds."]
+             "same archive's F1 on the clean set. The other tables give the mean over the seeds. Seed: the random_seed "
+             "of the archive's config.json (#N: the N-th archive, where the config does not say)."]
     return Table("f1_by_seed", "Scores of each seed", header, rows, 4, None, notes)
 
 
@@ -288,7 +301,7 @@ def training_table(results: dict) -> Table:
             twin_record = twin_records[seed] if seed < len(twin_records) else None
             same = matched(record, twin_record)
             rows.append([
-                model["name"], seed + 1, f"{record.get('checkpoint')} ({record.get('epoch')} of {record.get('epochs')})",
+                model["name"], seed_label(model, seed), f"{record.get('checkpoint')} ({record.get('epoch')} of {record.get('epochs')})",
                 record.get("instances"), record.get("updates"), (record.get("vocabulary") or {}).get("tokens"),
                 "" if twin is None else ("yes" if same else "no" if same is False else "?"),
             ])

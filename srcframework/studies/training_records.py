@@ -22,13 +22,15 @@ SUMMARY_KEYS = ("checkpoint", "epoch", "epochs", "instances", "updates")
 
 def read_training_record(archive: str) -> Optional[dict]:
     """The summary of an archive's training record (`SUMMARY_KEYS` and `vocabulary`, the size of
-    each namespace), or None where the archive has none (an older archive, or a model folder)."""
+    each namespace; `random_seed` where the archive's config.json sets it), or None where the
+    archive has none (an older archive, or a model folder)."""
     try:
         with tarfile.open(archive) as tar:
             members = {m.name.lstrip("./"): m for m in tar.getmembers() if m.isfile()}
             if RECORD_NAME not in members:
                 return None
             record = json.load(tar.extractfile(members[RECORD_NAME]))
+            config = json.load(tar.extractfile(members["config.json"])) if "config.json" in members else {}
             digest = hashlib.sha256()
             for name in sorted(n for n in members if n.startswith("vocabulary/") and n.endswith(".txt")):
                 content = tar.extractfile(members[name]).read()
@@ -40,6 +42,8 @@ def read_training_record(archive: str) -> Optional[dict]:
     summary = {key: record.get(key) for key in SUMMARY_KEYS}
     summary["vocabulary"] = record.get("vocabulary") or {}
     summary["vocabulary_sha256"] = digest.hexdigest()
+    if isinstance(config, dict) and "random_seed" in config:
+        summary["random_seed"] = config["random_seed"]
     return summary
 
 

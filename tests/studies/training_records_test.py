@@ -8,9 +8,9 @@ from srcframework.studies.tables import training_table
 from srcframework.studies.training_records import read_training_record
 
 
-def archive(path, record=None, tokens="@@PADDING@@\n@@UNKNOWN@@\nthe\n", namespaces="*labels\n*tags\n"):
+def archive(path, record=None, tokens="@@PADDING@@\n@@UNKNOWN@@\nthe\n", namespaces="*labels\n*tags\n", config=None):
     with tarfile.open(path, "w:gz") as tar:
-        files = {"config.json": b"{}", "vocabulary/tokens.txt": tokens.encode(), "vocabulary/.lock": b"",
+        files = {"config.json": json.dumps(config or {}).encode(), "vocabulary/tokens.txt": tokens.encode(), "vocabulary/.lock": b"",
                  "vocabulary/non_padded_namespaces.txt": namespaces.encode()}
         if record is not None:
             files["training_record.json"] = json.dumps(record).encode()
@@ -36,6 +36,8 @@ def test_the_summary_of_an_archives_record(tmp_path):
         "vocabulary_sha256"] == digest
     assert read_training_record(archive(tmp_path / "more.tar.gz", RECORD, tokens="@@PADDING@@\n@@UNKNOWN@@\nthe\na\n"))[
         "vocabulary_sha256"] != digest
+    # the training seed, where the archive's config sets it
+    assert read_training_record(archive(tmp_path / "s2.tar.gz", RECORD, config={"random_seed": 2}))["random_seed"] == 2
     assert read_training_record(archive(tmp_path / "old.tar.gz")) is None
     assert read_training_record(str(tmp_path / "missing.tar.gz")) is None
     (tmp_path / "not_a_tar.tar.gz").write_text("x")
@@ -54,5 +56,18 @@ def test_the_table_says_whether_twins_are_matched():
     ]}
     table = training_table(results)
     assert [row[:2] + row[-1:] for row in table.rows] == [
-        ["clean", 1, ""], ["clean", 2, ""], ["clean", 3, ""], ["robust", 1, "yes"], ["robust", 2, "no"], ["robust", 3, "no"]]
+        ["clean", "#1", ""], ["clean", "#2", ""], ["clean", "#3", ""], ["robust", "#1", "yes"], ["robust", "#2", "no"],
+        ["robust", "#3", "no"]]
     assert table.rows[0][2:6] == ["last (6 of 6)", 99564, 4980, 21000]
+
+
+def test_the_seed_tables_name_each_archive_by_its_training_seed():
+    from srcframework.studies.tables import seeds_table
+
+    results = {"models": [{"name": "e2e", "twin": None, "training": [dict(RECORD, random_seed=1), dict(RECORD, random_seed=2)]},
+                          {"name": "old", "twin": None, "training": [None, None]}],
+               "pairs": [{"model": name, "set": "spoken", "seeds": [
+                   {"seed": index, "archive": f"{name}{index}.tar.gz", "em": 1.0, "f1": 2.0, "f1_drop": None} for index in (0, 1)]}
+                   for name in ("e2e", "old")]}
+    assert [row[1] for row in training_table(results).rows] == ["1", "2"]
+    assert [row[2] for row in seeds_table(results).rows] == ["1", "2", "#1", "#2"]
