@@ -96,7 +96,7 @@ function(runs='runs')
       },
       report: {
         needs: ['study'],
-        job: { type: 'report', results: out + '/study/results.json', recipe: 'recipes/e2e_cpu' },
+        job: { type: 'report', results: out + '/study/results.json', recipe: 'recipes/e2e_cpu', pages: ['docs/results/e2e_cpu.md'] },
         outputs: ['recipes/e2e_cpu/results.json'],
       },
     } + {

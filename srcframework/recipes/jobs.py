@@ -11,11 +11,11 @@
 """
 import logging
 import shutil
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from allennlp.common import Registrable
 
-from srcframework.common.errors import InputFileNotFound
+from srcframework.common.errors import InputError, InputFileNotFound
 
 logger = logging.getLogger(__name__)
 
@@ -123,23 +123,36 @@ class ReportJob(RecipeJob):
         The recipe folder: results.json is copied there and its README.md's results blocks filled.
     cards : `bool`, optional (default = `True`)
         Also fill the model cards' figures and README.md's models table.
+    pages : `List[str]`, optional (default = `[]`)
+        Other Markdown files (a results page) whose every results block is filled from the same
+        results.json.
     """
 
-    def __init__(self, results: str, recipe: str, cards: bool = True) -> None:
-        self.results, self.recipe, self.cards = results, recipe, cards
+    def __init__(self, results: str, recipe: str, cards: bool = True, pages: Optional[List[str]] = None) -> None:
+        self.results, self.recipe, self.cards, self.pages = results, recipe, cards, list(pages or [])
 
     def run(self) -> None:
         import os
 
         from srcframework.pretrained import model_cards
         from srcframework.reports.model_cards import fill_all_metrics, table_into
-        from srcframework.studies.markdown_into import markdown_into
+        from srcframework.studies.markdown_into import find_blocks, markdown_into
 
         if not os.path.isfile(self.results):
             raise InputFileNotFound(f"missing {self.results}: run the study step first")
+        for page in self.pages:
+            if not os.path.isfile(page):
+                raise InputFileNotFound(f"{page}: Markdown file not found")
         target = os.path.join(self.recipe, "results.json")
         shutil.copyfile(self.results, target)
         markdown_into(target, os.path.join(self.recipe, "README.md"))
+        for page in self.pages:
+            with open(page, encoding="utf-8") as handle:
+                names = [block.name for block in find_blocks(handle.read(), page)]
+            if not names:
+                raise InputError(f"{page}: no <!-- results:NAME --> block to fill")
+            for name in names:
+                markdown_into(target, page, name)
         if self.cards:
             fill_all_metrics()
             table_into("README.md", model_cards())

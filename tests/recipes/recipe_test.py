@@ -101,6 +101,22 @@ def test_the_report_job_copies_the_results_and_fills_the_readme(tmp_path):
     RecipeJob.by_name("report")(results=str(tmp_path / "results.json"), recipe=str(recipe), cards=False).run()
     assert json.loads((recipe / "results.json").read_text()) == RESULTS
     assert "Not yet run here" not in (recipe / "README.md").read_text()
+    # a results page with two blocks: each is filled, the text around them kept
+    page = tmp_path / "page.md"
+    page.write_text("# Results\n<!-- results:one -->\nold\n<!-- /results:one -->\nbetween\n"
+                    "<!-- results:two -->\nold\n<!-- /results:two -->\n")
+    RecipeJob.by_name("report")(results=str(tmp_path / "results.json"), recipe=str(recipe), cards=False,
+                                pages=[str(page)]).run()
+    text = page.read_text()
+    assert "old" not in text and text.startswith("# Results\n") and "\nbetween\n" in text
+    assert text.count("<!-- source: recipe/results.json -->") == 2  # linked from where the page is
+    rows = [line for line in (recipe / "README.md").read_text().splitlines() if line.startswith("| ")]
+    assert rows and all(row in text for row in rows)
+    empty = tmp_path / "empty.md"
+    empty.write_text("# nothing to fill\n")
+    with pytest.raises(InputError, match="empty.md: no <!-- results:NAME --> block to fill"):
+        RecipeJob.by_name("report")(results=str(tmp_path / "results.json"), recipe=str(recipe), cards=False,
+                                    pages=[str(empty)]).run()
 
 
 def test_under_way_is_a_stopped_training_or_a_journaled_output(tmp_path):
