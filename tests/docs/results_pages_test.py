@@ -66,6 +66,9 @@ def test_the_blocks_are_what_their_results_files_give(page):
     text = page.read_text(encoding="utf-8")
     blocks = find_blocks(text, str(page))
     for block in blocks:
+        if block.source is None and block.content.strip().startswith("Not yet run here"):
+            assert not FIGURE.findall(block.content), f"{block.name}: figures in a block not yet run"
+            continue  # the study has not run: the block says so, with no figure
         assert block.source, f"{block.name}: a block with no results file on a results page"
         results = (page.parent / block.source).resolve().relative_to(ROOT)
         expected = expected_content(str(results), str(page.relative_to(ROOT)), block.tables, block.link,
