@@ -10,9 +10,10 @@ Two kinds:
   callback state, the epoch counter). `best.th` comes along only when it differs from that
   epoch's weights. Restored into the folder, `allennlp train --recover` continues from epoch N
   exactly as it would have on the old machine: AllenNLP's own recovery, no second trainer. With
-  `float16=True`, floating tensors of both files are stored in half precision: the continuation
-  then starts from rounded weights and moments (said in the record), so it is close to, not
-  identical with, an uninterrupted run. A **finished** training (`metrics.json`) travels for the
+  `float16=True`, floating tensors of both files are stored in half precision (the weights in
+  float16, the training state in bfloat16, whose range keeps Adam's tiny second moments from
+  flushing to zero): the continuation then starts from rounded weights and moments (said in the
+  record), so it is close to, not identical with, an uninterrupted run. A **finished** training (`metrics.json`) travels for the
   work after it that reads its folder (a second stage starting from its weights): its config,
   vocabulary, metrics, the other files of its archive, and the archive's weights as `best.th`,
   archived again as `model.tar.gz` on restore; no optimizer state;
@@ -92,22 +93,22 @@ def snapshot_name(path: str) -> str:
     return "--".join(parts[-2:]).replace(" ", "_")
 
 
-def _half(state):
-    """`state` with its floating tensors (nested in dicts and lists) in float16; scalars (an optimizer's
+def _half(state, dtype: torch.dtype = torch.float16):
+    """`state` with its floating tensors (nested in dicts and lists) in `dtype`; scalars (an optimizer's
     step count) are kept as they are."""
     if isinstance(state, torch.Tensor):
-        return state.half() if state.is_floating_point() and state.numel() > 1 else state
+        return state.to(dtype) if state.is_floating_point() and state.numel() > 1 else state
     if isinstance(state, dict):
-        return {key: _half(value) for key, value in state.items()}
+        return {key: _half(value, dtype) for key, value in state.items()}
     if isinstance(state, (list, tuple)):
-        return type(state)(_half(value) for value in state)
+        return type(state)(_half(value, dtype) for value in state)
     return state
 
 
 def _full(state):
-    """`state` with its float16 tensors back in float32."""
+    """`state` with its float16 and bfloat16 tensors back in float32."""
     if isinstance(state, torch.Tensor):
-        return state.float() if state.dtype == torch.float16 else state
+        return state.float() if state.dtype in (torch.float16, torch.bfloat16) else state
     if isinstance(state, dict):
         return {key: _full(value) for key, value in state.items()}
     if isinstance(state, (list, tuple)):
@@ -148,9 +149,13 @@ def _read(path: str) -> bytes:
         return handle.read()
 
 
-def _tensor_file(path: str, float16: bool, leave_out: Iterable[str] = ()) -> bytes:
-    """The bytes to store for the tensor file `path`: as it is, or with its floating tensors in float16
-    and the tensors of `leave_out` (keys of a weights file) replaced by None, which `restore` fills."""
+def _tensor_file(path: str, float16: bool, leave_out: Iterable[str] = (), moments: bool = False) -> bytes:
+    """The bytes to store for the tensor file `path`: as it is, or with its floating tensors in half
+    precision, and the tensors of `leave_out` (keys of a weights file) replaced by None, which
+    `restore` fills. Half precision is float16 for weights and bfloat16 for a training state
+    (`moments`): Adam's second moments are mostly below float16's smallest normal number (6.1e-5),
+    where float16 keeps few bits or flushes them to zero, and a zero there makes that weight's next
+    updates up to 1/sqrt(1 - beta2) times too large; bfloat16 has float32's range."""
     leave_out = list(leave_out)
     if not float16 and not leave_out:
         return _read(path)
@@ -158,7 +163,7 @@ def _tensor_file(path: str, float16: bool, leave_out: Iterable[str] = ()) -> byt
     for key in leave_out:
         state[key] = None
     buffer = io.BytesIO()
-    torch.save(_half(state) if float16 else state, buffer)
+    torch.save(_half(state, torch.bfloat16 if moments else torch.float16) if float16 else state, buffer)
     return buffer.getvalue()
 
 
@@ -281,7 +286,8 @@ def _training_members(run: str, float16: bool, leave_out_initial: bool) -> (Dict
     left_out, initial_tensors = _left_out(run, stored, leave_out_initial)
     for name in stored:
         members[name] = _tensor_file(os.path.join(run, name), float16, left_out.get(name, ()))
-    members[f"training_state_e{epoch}_b0.th"] = _tensor_file(os.path.join(run, f"training_state_e{epoch}_b0.th"), float16)
+    members[f"training_state_e{epoch}_b0.th"] = _tensor_file(os.path.join(run, f"training_state_e{epoch}_b0.th"), float16,
+                                                             moments=True)
     last = metrics.get(str(epoch - 1), {})
     summary = {key: value for key, value in last.items() if key.startswith(("validation_", "training_loss", "epoch"))}
     return members, {"epoch": epoch, "best_is_latest": best_is_latest, "metrics": summary,
@@ -359,7 +365,7 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
         record["differs_from_uninterrupted"] = "weights rounded to float16" if float16 else "nothing (the archive's weights)"
     elif kind == "training":
         record["differs_from_uninterrupted"] = (
-            "weights and optimizer moments rounded to float16" if float16 else "nothing (the full checkpoint pair)"
+            "weights rounded to float16, optimizer moments to bfloat16" if float16 else "nothing (the full checkpoint pair)"
         )
     write_json_atomic(os.path.join(folder, name + ".json"), record, indent=2)
     return record

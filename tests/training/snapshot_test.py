@@ -134,6 +134,18 @@ def test_a_float16_snapshot_is_smaller_and_says_what_differs(straight, overrides
     state = weights(run / "model_state_e1_b0.th")
     assert all(value.dtype != torch.float16 for value in state.values())  # back in float32 for the trainer
     assert torch.equal(state[GLOVE], weights(straight / "model_state_e1_b0.th")[GLOVE])  # left out: not rounded
+    # the optimizer's moments come back in float32 from bfloat16: none of its tiny second moments
+    # is flushed to zero (in float16 some are), each within bfloat16's rounding
+    moments = weights(run / "training_state_e1_b0.th")["optimizer"]["state"]
+    originals = weights(straight / "training_state_e1_b0.th")["optimizer"]["state"]
+    for key, state_now in moments.items():
+        for name in ("exp_avg", "exp_avg_sq"):
+            now, before = state_now[name], originals[key][name]
+            assert now.dtype == torch.float32
+            assert torch.all((now == 0) == (before == 0)), (key, name)
+            assert torch.allclose(now, before, rtol=2 ** -8, atol=0), (key, name)
+    squares = torch.cat([state["exp_avg_sq"].flatten() for state in originals.values()])
+    assert (squares.half() == 0).sum() > (squares == 0).sum()  # what float16 would have lost here
     train_model_from_file(CONFIG, str(run), overrides=overrides, recover=True)
     assert (run / "metrics.json").is_file()
 
