@@ -35,7 +35,7 @@ class Snapshot(Subcommand):
         saving = actions.add_parser("save", help="snapshot a training folder (or a job output's journals)")
         saving.add_argument("source", help="a serialization folder with a finished epoch, or a journaled job's output path")
         saving.add_argument("--name", help="the snapshot's name (default: the source's last two path parts)")
-        saving.add_argument("--float16", action="store_true", help="weights and optimizer moments in half precision")
+        saving.add_argument("--float16", action="store_true", help="weights in float16, the optimizer state in bfloat16")
         saving.add_argument("--keep-initial", action="store_true",
                             help="store the weights equal to their initialisation too (by default they are left out, "
                                  "and restore builds them again from config.json and the files it names)")

@@ -5,8 +5,9 @@
   recognizer's `decoder` optionally read from a decoder-tuning result (`allennlp tune-ctc-decoder`);
 - `release`: a slim copy of a card's finished training in the repository's models/ (`allennlp
   models release`), the card's sha256 and size filled in;
-- `report`: a study's results.json copied into the recipe, its README's tables filled, then the
-  model cards' figures and README's models table (what `allennlp models metrics --all` and
+- `report`: a study's results.json copied into the recipe, its README's tables filled (and every
+  results block of the `pages` named, a results page), then the model cards' figures and
+  README's models table (what `allennlp models metrics --all` and
   `allennlp models table --into README.md` do).
 """
 import logging
@@ -136,21 +137,18 @@ class ReportJob(RecipeJob):
 
         from srcframework.pretrained import model_cards
         from srcframework.reports.model_cards import fill_all_metrics, table_into
-        from srcframework.studies.markdown_into import find_blocks, markdown_into
+        from srcframework.studies.markdown_into import block_names, markdown_into
 
         if not os.path.isfile(self.results):
             raise InputFileNotFound(f"missing {self.results}: run the study step first")
-        for page in self.pages:
-            if not os.path.isfile(page):
-                raise InputFileNotFound(f"{page}: Markdown file not found")
+        pages = {page: block_names(page) for page in self.pages}  # every page checked before anything is written
+        for page, names in pages.items():
+            if not names:
+                raise InputError(f"{page}: no <!-- results:NAME --> block to fill")
         target = os.path.join(self.recipe, "results.json")
         shutil.copyfile(self.results, target)
         markdown_into(target, os.path.join(self.recipe, "README.md"))
-        for page in self.pages:
-            with open(page, encoding="utf-8") as handle:
-                names = [block.name for block in find_blocks(handle.read(), page)]
-            if not names:
-                raise InputError(f"{page}: no <!-- results:NAME --> block to fill")
+        for page, names in pages.items():
             for name in names:
                 markdown_into(target, page, name)
         if self.cards:

@@ -217,8 +217,9 @@ class StepStates:
             return None, None
         from srcframework.recipes.from_release import released_archive
 
+        config = self.config(step)  # a config that cannot be rendered is its own error, not the release's
         try:
-            return released_archive(step, self.config(step)), None
+            return released_archive(step, config), None
         except InputError as error:
             return None, error
 

@@ -9,7 +9,7 @@ from typing import List, Optional
 from srcframework.common.errors import InputError
 from srcframework.common.training_runs import finished
 from srcframework.recipes.recipe import Recipe
-from srcframework.recipes.state import RESUME, StepStates, stamp_path
+from srcframework.recipes.state import RESUME, STALE, StepStates, stamp_path
 
 logger = logging.getLogger(__name__)
 
@@ -48,9 +48,9 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> Lis
 def under_way(recipe: Recipe, runs: str = "runs", overrides: str = "", train_released: bool = False) -> List[str]:
     """The training folders that finished an epoch but not their training; finished trainings that
     a step not finished yet needs, directly or through other steps (a second stage, a study), unless
-    the recipe would put them back from a released archive (judged with the trainings' configs under
-    `overrides`; with `train_released`, as `allennlp recipe run --train-released`, nothing is put
-    back); and the outputs of steps whose journals are there but not the output."""
+    the recipe would put them back from a released archive or train them again (stale), judged as
+    `allennlp recipe run` with `overrides` and `train_released` judges them; and the outputs of
+    steps whose journals are there but not the output."""
     from srcframework.common.training_runs import epochs_done
 
     needed = _needed(recipe)
@@ -60,7 +60,8 @@ def under_way(recipe: Recipe, runs: str = "runs", overrides: str = "", train_rel
         if step.is_training:
             if not finished(step.folder) and epochs_done(step.folder):
                 found.append(step.folder)
-            elif finished(step.folder) and step.name in needed and not _released(states, step):
+            elif (finished(step.folder) and step.name in needed and not _released(states, step)
+                  and states.state(step).status != STALE):  # a stale one the run trains again
                 found.append(step.folder)
             continue
         for output in step.outputs:

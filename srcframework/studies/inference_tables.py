@@ -17,7 +17,7 @@ pairs, the questions held fixed), or both (the mixed model).
 """
 from typing import Any, List, Optional
 
-from srcframework.studies.tables import GROUP_LABELS, Estimate, PValue, Table
+from srcframework.studies.tables import GROUP_LABELS, Estimate, PValue, Table, seed_label
 
 SEED_UNIT = ("Interval over the training runs: each seed pair (seed k of the model and seed k of its twin, "
              "trained with the same SEED) gives one figure, and the interval is Student's t over those figures "
@@ -210,7 +210,7 @@ def validation_curves_table(results: dict) -> Table:
     for model in results.get("models", []):
         for seed, curve in enumerate(model.get("validation_curves") or []):
             if curve:
-                found.append((model["name"], seed + 1, curve))
+                found.append((model["name"], seed_label(model, seed), curve))
     epochs = max((len(curve["values"]) for _, _, curve in found), default=0)
     rows = [[name, seed, curve["metric"]] + [curve["values"][i] if i < len(curve["values"]) else None
                                              for i in range(epochs)]

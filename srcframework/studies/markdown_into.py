@@ -146,6 +146,14 @@ def expected_content(results_path: str, markdown_path: str, tables: tuple, link:
     return render_block(load_results(results_path), source, command, tables, None if link else relative[0])
 
 
+def block_names(markdown_path: str) -> List[str]:
+    """The names of the results blocks of the Markdown file `markdown_path`, in order."""
+    if not os.path.isfile(markdown_path):
+        raise InputFileNotFound(f"{markdown_path}: Markdown file not found")
+    with open(markdown_path, encoding="utf-8") as handle:
+        return [block.name for block in find_blocks(handle.read(), markdown_path)]
+
+
 def markdown_into(results_path: str, markdown_path: str, name: Optional[str] = None) -> str:
     """Replaces the results block (`name`, or the only one) of `markdown_path` with the tables of
     `results_path`; returns the block's name. The rest of the file is kept byte for byte."""

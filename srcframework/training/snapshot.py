@@ -13,10 +13,12 @@ Two kinds:
   `float16=True`, floating tensors of both files are stored in half precision (the weights in
   float16, the training state in bfloat16, whose range keeps Adam's tiny second moments from
   flushing to zero): the continuation then starts from rounded weights and moments (said in the
-  record), so it is close to, not identical with, an uninterrupted run. A **finished** training (`metrics.json`) travels for the
-  work after it that reads its folder (a second stage starting from its weights): its config,
-  vocabulary, metrics, the other files of its archive, and the archive's weights as `best.th`,
-  archived again as `model.tar.gz` on restore; no optimizer state;
+  record), so it is close to, not identical with, an uninterrupted run (a trainer's
+  moving-average shadow weights, kept in the training state, would be rounded to bfloat16 too). A
+  **finished** training (`metrics.json`) travels for the work after it that reads its folder (a
+  second stage starting from its weights): its config, vocabulary, metrics, the other files of
+  its archive, and the archive's weights as `best.th`, archived again as `model.tar.gz` on
+  restore; no optimizer state;
 - a **journal** of a resumable job (`allennlp noise`, `synthesize-speech`, `transcribe`...): the
   `OUTPUT.journal-*.jsonl` files beside an output that is not complete yet. Restored, the same
   command goes on from them (the journals carry the key of their config and input, so a changed

@@ -68,6 +68,7 @@ def test_the_blocks_are_what_their_results_files_give(page):
     for block in blocks:
         if block.source is None and block.content.strip().startswith("Not yet run here"):
             assert not FIGURE.findall(block.content), f"{block.name}: figures in a block not yet run"
+            assert not block.link, f"{block.name}: add link=none (the site's links stay inside docs/)"
             continue  # the study has not run: the block says so, with no figure
         assert block.source, f"{block.name}: a block with no results file on a results page"
         results = (page.parent / block.source).resolve().relative_to(ROOT)

@@ -106,6 +106,9 @@ def test_the_runner_puts_a_released_training_back_instead_of_training_it(tmp_pat
     recipe = load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=str(tmp_path / "third"))
     why = StepStates(recipe, str(tmp_path / "third")).state(recipe.step("first")).why
     assert why.startswith("not started (model 'bidaf-quickstart'") and "does not match the sha256" in why
+    with pytest.raises(InputError, match="does not match the sha256"):
+        run_recipe(recipe, ["first"], str(tmp_path / "third"))
+    assert not (tmp_path / "third" / "tiny" / "first").exists()
 
 
 def test_the_runner_puts_a_finished_training_back_from_its_snapshot(tmp_path, tiny_archive, capsys):
@@ -165,4 +168,15 @@ def test_recipe_snapshot_judges_a_released_training_as_the_run_would(tmp_path, m
     shutil.copytree(tiny_archive.parent, first)  # finished; the study that needs it has not run
     assert under_way(recipe, runs) == []  # a run puts it back from the release
     assert under_way(recipe, runs, train_released=True) == [str(first)]  # a run with --train-released would not
-    assert under_way(recipe, runs, overrides='{"trainer.num_epochs": 99}') == [str(first)]  # nor with another config
+    # under another config the release does not count, and this folder is stale: the run trains it again
+    assert under_way(recipe, runs, overrides='{"trainer.num_epochs": 99}') == []
+    config = json.loads((first / "config.json").read_text())
+    config["trainer"]["num_epochs"] = 99
+    (first / "config.json").write_text(json.dumps(config))
+    assert under_way(recipe, runs, overrides='{"trainer.num_epochs": 99}') == [str(first)]
+    # a folder put back from the release is stale for --train-released: trained again, not saved
+    config["trainer"]["num_epochs"] = json.loads((tiny_archive.parent / "config.json").read_text())["trainer"]["num_epochs"]
+    (first / "config.json").write_text(json.dumps(config))
+    metrics = json.loads((first / "metrics.json").read_text())
+    (first / "metrics.json").write_text(json.dumps(dict(metrics, restored_from="models/bidaf-quickstart.tar.gz")))
+    assert under_way(recipe, runs, train_released=True) == []

@@ -129,6 +129,16 @@ def test_a_float16_snapshot_is_smaller_and_says_what_differs(straight, overrides
     half = snapshot.save(str(run), folder=str(tmp_path / "half"), float16=True)
     assert half["float16"] and half["size"] < full["size"]
     assert "float16" in half["differs_from_uninterrupted"]
+    # stored: the weights in float16, the optimizer state in bfloat16
+    import io
+    import tarfile
+
+    with tarfile.open(tmp_path / "half" / f"{half['name']}.tar.gz") as tar:
+        stored = {name: torch.load(io.BytesIO(tar.extractfile(name).read()), weights_only=False)
+                  for name in ("model_state_e1_b0.th", "training_state_e1_b0.th")}
+    assert {v.dtype for v in stored["model_state_e1_b0.th"].values() if v is not None and v.numel() > 1} == {torch.float16}
+    squares = [s["exp_avg_sq"] for s in stored["training_state_e1_b0.th"]["optimizer"]["state"].values()]
+    assert {v.dtype for v in squares if v.numel() > 1} == {torch.bfloat16}  # one-element tensors stay as they are
     shutil.rmtree(run)
     snapshot.restore(str(run), folder=str(tmp_path / "half"))
     state = weights(run / "model_state_e1_b0.th")
