@@ -2,7 +2,8 @@
 `recipes/` (its `recipe.jsonnet`) run by steps (`srcframework.recipes`).
 
 - `allennlp recipe list`: the recipes and their steps;
-- `allennlp recipe status NAME`: where each step stands (finished, stale, to resume, to run) and why;
+- `allennlp recipe status NAME [-o OVERRIDES] [--train-released]`: where each step stands
+  (finished, stale, to resume, to run) and why, as `run` with the same options would judge it;
 - `allennlp recipe run NAME [STEP ...] [--dry-run] [--until STEP] [-o OVERRIDES] [--threads N]`:
   runs the steps named (a training id names all its seeds, `train` every training; none: every
   step), skipping finished ones and resuming stopped trainings; `--dry-run` prints what would run
@@ -34,6 +35,8 @@ class RecipeCommand(Subcommand):
 
         status = actions.add_parser("status", help="where each step of a recipe stands, and why")
         _recipe_argument(status)
+        _train_released(status, "judge as `run --train-released`: a training whose card's archive is released is "
+                                "to run, not to be put back")
         _common(status)
         status.set_defaults(func=run_status)
 
@@ -44,18 +47,16 @@ class RecipeCommand(Subcommand):
         running.add_argument("--until", help="stop after this step")
         running.add_argument("--threads", type=int, help="torch threads of every training and command")
         running.add_argument("--snapshots", help="restore snapshots from this folder (default: models/snapshots)")
-        running.add_argument("--train-released", action="store_true",
-                             help="train a training whose card's archive is released too, instead of putting it back "
-                                  "from that archive (to reproduce it)")
+        _train_released(running, "train a training whose card's archive is released too, instead of putting it back "
+                                 "from that archive (to reproduce it)")
         _common(running)
         running.set_defaults(func=run_run)
 
         snapshot = actions.add_parser("snapshot", help="the recipe's trainings and jobs under way into models/snapshots")
         _recipe_argument(snapshot)
         snapshot.add_argument("--snapshots", help="save into this folder (default: models/snapshots)")
-        snapshot.add_argument("--train-released", action="store_true",
-                              help="as `run --train-released`: a finished training a later step needs is saved even "
-                                   "when its card's archive is released")
+        _train_released(snapshot, "as `run --train-released`: a finished training a later step needs is saved even "
+                                  "when its card's archive is released")
         _common(snapshot)
         snapshot.set_defaults(func=run_snapshot)
         return subparser
@@ -63,6 +64,10 @@ class RecipeCommand(Subcommand):
 
 def _recipe_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("recipe", help="a recipe of recipes/, or a recipe folder")
+
+
+def _train_released(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--train-released", action="store_true", help=help)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -99,7 +104,7 @@ def run_list(args: argparse.Namespace) -> list:
 
 def run_status(args: argparse.Namespace) -> list:
     _check_overrides(args.overrides)
-    lines = status_lines(load_recipe(args.recipe, runs=args.runs), args.runs, args.overrides)
+    lines = status_lines(load_recipe(args.recipe, runs=args.runs), args.runs, args.overrides, args.train_released)
     print("\n".join(lines))
     return lines
 

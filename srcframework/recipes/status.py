@@ -14,14 +14,15 @@ from srcframework.recipes.state import RESUME, STALE, StepStates, stamp_path
 logger = logging.getLogger(__name__)
 
 
-def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "") -> List[str]:
+def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "", train_released: bool = False) -> List[str]:
     """One line a step (`NAME  STATUS  why`), the learning curve of each training under way and
-    where each card the recipe installs stands."""
+    where each card the recipe installs stands; judged as `allennlp recipe run` with `overrides`
+    and `train_released` judges them."""
     from srcframework.common.journal import lock_holder
     from srcframework.pretrained import archive_status, installed_path, model_card
     from srcframework.reports.training_curve import default_metrics, markdown_table, read_training_curve
 
-    states = StepStates(recipe, runs, overrides)
+    states = StepStates(recipe, runs, overrides, releases=not train_released)
     width = max((len(step.name) for step in recipe.steps), default=0)
     lines = [f"recipe {recipe.name}: {recipe.description}".rstrip(": ")]
     for step in recipe.steps:
