@@ -163,9 +163,12 @@ def test_under_way_is_also_a_finished_training_a_later_one_starts_from(tmp_path)
     more: { needs: ['two'], command: ['true'], outputs: [runs + '/more.json'], optional: true },
   },
 }""")
+    from srcframework.recipes.state import StepStates
+
     recipe = load_recipe(folder, runs=str(runs))
     for name in ("one", "two"):
-        (runs / name).mkdir(parents=True)
+        (runs / name).mkdir(parents=True)  # each trained with the config the recipe gives it
+        (runs / name / "config.json").write_text(json.dumps(StepStates(recipe, str(runs)).config(recipe.step(name))))
     for name in ("model.tar.gz", "metrics.json"):
         (runs / "one" / name).write_bytes(b"")
     assert under_way(recipe) == [str(runs / "one")]  # the second stage has not finished
