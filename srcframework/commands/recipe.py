@@ -6,8 +6,9 @@
   (finished, stale, to resume, to run) and why, as `run` with the same options would judge it;
 - `allennlp recipe run NAME [STEP ...] [--dry-run] [--until STEP] [-o OVERRIDES] [--threads N]`:
   runs the steps named (a training id names all its seeds, `train` every training; none: every
-  step), skipping finished ones and resuming stopped trainings; `--dry-run` prints what would run
-  and why; `-o` reaches every training;
+  step), skipping finished ones and resuming stopped trainings; `--until STEP` runs STEP and the
+  steps it needs, nothing else; `--dry-run` prints what would run and why; `-o` reaches every
+  training;
 - `allennlp recipe snapshot NAME [-o OVERRIDES] [--train-released]`: the trainings and journaled
   jobs under way into models/snapshots, judged as `run` with the same options judges them.
 """
@@ -44,7 +45,7 @@ class RecipeCommand(Subcommand):
         _recipe_argument(running)
         running.add_argument("steps", nargs="*", help="steps, training ids (all their seeds) or `train` (default: every step)")
         running.add_argument("--dry-run", action="store_true", help="print what would run and why; run nothing")
-        running.add_argument("--until", help="stop after this step")
+        running.add_argument("--until", help="run this step and the steps it needs, directly or not; nothing else")
         running.add_argument("--threads", type=int, help="torch threads of every training and command")
         running.add_argument("--snapshots", help="restore snapshots from this folder (default: models/snapshots)")
         _train_released(running, "train a training whose card's archive is released too, instead of putting it back "

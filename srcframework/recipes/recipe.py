@@ -100,11 +100,17 @@ class Recipe:
         return [step.name for step in self.steps if step.name in picked]
 
     def until(self, names: List[str], last: str) -> List[str]:
-        """`names` up to and including the step `last` (or the last step of the group `last`)."""
-        ends = self.select([last])
-        order = [step.name for step in self.steps]
-        stop = max(order.index(name) for name in ends)
-        return [name for name in names if order.index(name) <= stop]
+        """`names` that the step `last` (or each step of the group `last`) needs, directly or
+        through other steps, and `last` itself: what it takes to reach `last`, not every step
+        that happens to run before it."""
+        wanted = set(self.select([last]))
+        reach = list(wanted)
+        while reach:
+            for need in self.step(reach.pop()).needs:
+                if need not in wanted:
+                    wanted.add(need)
+                    reach.append(need)
+        return [name for name in names if name in wanted]
 
 
 def recipes_folder() -> str:

@@ -227,7 +227,7 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
     overrides : `str`, optional (default = `""`)
         A JSON object of config keys given to every training, as `allennlp train -o`.
     until : `str`, optional
-        Stop after this step.
+        Run only this step (or group) and the picked steps it needs, directly or not.
     threads : `int`, optional
         Torch threads of every training and command (default: each training's `threads`).
     dry_run : `bool`, optional (default = `False`)

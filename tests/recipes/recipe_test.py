@@ -41,6 +41,11 @@ def test_the_real_recipes_load_with_their_groups():
     assert e2e.step("e2e_finetune_s2").needs == ("e2e_s2",)
     names = [step.name for step in e2e.steps]
     assert names.index("pretrain") > names.index("split_ids") and names[-2:] == ["study", "report"]
+    # --until: what the step needs, not every step that runs before it (the LM, spoken XQuAD and
+    # pocketsphinx's transcripts sort before the pretraining but it needs none of them)
+    assert e2e.until(e2e.select([]), "pretrain") == ["data", "speech_one", "speech_three", "speech_two", "split_ids",
+                                                     "pretrain"]
+    assert e2e.until(e2e.select(["pretrain", "lm"]), "pretrain") == ["pretrain"]
     paper = load_recipe("squad_src_paper")
     assert "check_overfit" not in paper.select([]) and paper.select(["check"])[-1] == "check_overfit"
 
