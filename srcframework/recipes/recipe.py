@@ -99,18 +99,25 @@ class Recipe:
                                  + f" (steps: {', '.join(choices)})")
         return [step.name for step in self.steps if step.name in picked]
 
-    def until(self, names: List[str], last: str) -> List[str]:
+    def until(self, names: List[str], last: str, explicit: bool = False) -> List[str]:
         """`names` that the step `last` (or each step of the group `last`) needs, directly or
         through other steps, and `last` itself: what it takes to reach `last`, not every step
-        that happens to run before it."""
-        wanted = set(self.select([last]))
+        that happens to run before it. `last` runs even where `names` leave it out (an optional
+        step); a step of `names` that `last` does not need is an `InputError`, unless `names` are
+        the default selection (`explicit` false)."""
+        ends = set(self.select([last]))
+        wanted = set(ends)
         reach = list(wanted)
         while reach:
             for need in self.step(reach.pop()).needs:
                 if need not in wanted:
                     wanted.add(need)
                     reach.append(need)
-        return [name for name in names if name in wanted]
+        dropped = [name for name in names if name not in wanted]
+        if explicit and dropped:
+            raise InputError(f"recipe {self.name}: --until {last} does not need {', '.join(dropped)}; "
+                             f"run {'it' if len(dropped) == 1 else 'them'} without --until")
+        return [step.name for step in self.steps if step.name in ends or (step.name in wanted and step.name in names)]
 
 
 def recipes_folder() -> str:

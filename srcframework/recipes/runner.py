@@ -53,7 +53,7 @@ class Planned:
 
 def selected(recipe: Recipe, names: List[str], until: Optional[str] = None) -> List[str]:
     picked = recipe.select(names)
-    return recipe.until(picked, until) if until else picked
+    return recipe.until(picked, until, explicit=bool(names)) if until else picked
 
 
 def plan(recipe: Recipe, names: List[str], states: StepStates, until: Optional[str] = None) -> List[Planned]:

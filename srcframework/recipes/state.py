@@ -149,7 +149,9 @@ class StepStates:
             else:
                 payload = {"command": list(step.command), "job": step.job, "env": step.env}
                 named = named_files([*step.command, step.job, *step.inputs])
-                payload["files"] = {path: value for path, value in named.items() if _read(path, step.outputs)}
+                # the pages a report job writes into are outputs too: an edit of their prose is not new input
+                written = [*step.outputs, *((step.job or {}).get("pages") or [])]
+                payload["files"] = {path: value for path, value in named.items() if _read(path, written)}
             payload["needs"] = needs
             self._fingerprints[step.name] = text_sha256(json.dumps(payload, sort_keys=True))
         return self._fingerprints[step.name]
@@ -203,8 +205,8 @@ class StepStates:
         if run.epochs_done and os.path.isfile(os.path.join(step.folder, CONFIG_NAME)):
             return StepState(step, RESUME, f"epoch {run.epochs_done} of {run.num_epochs or '?'}", fingerprint, run.epochs_done)
         archive, error = self.release(step)
-        if error is not None:  # the release does not match its card: it will not be used
-            return StepState(step, TO_RUN, f"not started ({error})", fingerprint)
+        if error is not None:  # the release does not match its card: the run stops on it
+            return StepState(step, TO_RUN, f"the run will stop: {error}", fingerprint)
         if archive is not None:
             return StepState(step, TO_RUN, f"put back from its released archive {os.path.relpath(archive)}", fingerprint)
         return StepState(step, TO_RUN, "not started", fingerprint)

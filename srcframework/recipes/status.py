@@ -111,7 +111,8 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
     """Snapshots each training and journaled job of `recipe` under way (`under_way`, with `runs`,
     `overrides` and `train_released` as the run has them) into `snapshots` (default: the
     repository's models/snapshots). A training whose snapshot would be over the size limit in full
-    precision is saved in float16, with a warning (its record says so)."""
+    precision is saved in half precision (the weights in float16, the optimizer state in bfloat16),
+    with a warning (its record says so)."""
     from srcframework.training import snapshot
 
     records, failed = [], []
@@ -123,7 +124,7 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
             if not under_way_training:  # a finished training's weights or a job's journals are kept as they are
                 failed.append(str(error))
                 continue
-            logger.warning("%s; saved in float16 instead", error)
+            logger.warning("%s; saved in half precision instead (weights float16, optimizer state bfloat16)", error)
             try:
                 records.append(snapshot.save(path, folder=snapshots, float16=True))
             except snapshot.SnapshotTooLarge as still:

@@ -143,7 +143,10 @@ def headline(card: ModelCard) -> Tuple[str, str]:
     """`(clean F1, mean drop)` of the card's archive in its results file, as table cells: F1 on the
     typed (`clean`) set, and the mean of clean F1 minus F1 over the noisy sets (those with a
     drop; question-blind floors left out). `-` for a figure the results lack (or a study that left
-    the model out); both `not run yet` where the results file is not there."""
+    the model out, or a card that names no results file: a model that answers no question, such as
+    a recogniser); both `not run yet` where the results file is not there."""
+    if not card.model_usage.results:
+        return "-", "-"
     path = repository_file(card.model_usage.results)
     if not path or not os.path.isfile(path):
         return "not run yet", "not run yet"

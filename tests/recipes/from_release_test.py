@@ -105,7 +105,7 @@ def test_the_runner_puts_a_released_training_back_instead_of_training_it(tmp_pat
     archive.write_bytes(archive.read_bytes() + b"\0")
     recipe = load_recipe(str(FIXTURES / "recipes" / "tiny"), runs=str(tmp_path / "third"))
     why = StepStates(recipe, str(tmp_path / "third")).state(recipe.step("first")).why
-    assert why.startswith("not started (model 'bidaf-quickstart'") and "does not match the sha256" in why
+    assert why.startswith("the run will stop: model 'bidaf-quickstart'") and "does not match the sha256" in why
     with pytest.raises(InputError, match="does not match the sha256"):
         run_recipe(recipe, ["first"], str(tmp_path / "third"))
     assert not (tmp_path / "third" / "tiny" / "first").exists()

@@ -46,6 +46,12 @@ def test_the_real_recipes_load_with_their_groups():
     assert e2e.until(e2e.select([]), "pretrain") == ["data", "speech_one", "speech_three", "speech_two", "split_ids",
                                                      "pretrain"]
     assert e2e.until(e2e.select(["pretrain", "lm"]), "pretrain") == ["pretrain"]
+    with pytest.raises(InputError, match="--until pretrain does not need lm; run it without --until"):
+        e2e.until(e2e.select(["pretrain", "lm"]), "pretrain", explicit=True)
+    assert e2e.until(e2e.select(["data"]), "split_ids", explicit=True) == ["data", "split_ids"]  # the step itself runs
+    quickstart = load_recipe("quickstart")
+    optional = [step.name for step in quickstart.steps if step.optional]
+    assert optional and quickstart.until(quickstart.select([]), optional[-1])[-1] == optional[-1]
     paper = load_recipe("squad_src_paper")
     assert "check_overfit" not in paper.select([]) and paper.select(["check"])[-1] == "check_overfit"
 
@@ -117,11 +123,16 @@ def test_the_report_job_copies_the_results_and_fills_the_readme(tmp_path):
     assert text.count("<!-- source: recipe/results.json -->") == 2  # linked from where the page is
     rows = [line for line in (recipe / "README.md").read_text().splitlines() if line.startswith("| ")]
     assert rows and all(row in text for row in rows)
+    # every page is checked before anything is written: a page with no block leaves the recipe untouched
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    (fresh / "README.md").write_text("<!-- results:study -->\nNot yet run here.\n<!-- /results:study -->\n")
     empty = tmp_path / "empty.md"
     empty.write_text("# nothing to fill\n")
     with pytest.raises(InputError, match="empty.md: no <!-- results:NAME --> block to fill"):
-        RecipeJob.by_name("report")(results=str(tmp_path / "results.json"), recipe=str(recipe), cards=False,
-                                    pages=[str(empty)]).run()
+        RecipeJob.by_name("report")(results=str(tmp_path / "results.json"), recipe=str(fresh), cards=False,
+                                    pages=[str(page), str(empty)]).run()
+    assert not (fresh / "results.json").exists() and "Not yet run here" in (fresh / "README.md").read_text()
 
 
 def test_under_way_is_a_stopped_training_or_a_journaled_output(tmp_path):
@@ -202,7 +213,7 @@ def test_recipe_snapshot_saves_in_float16_what_is_over_the_limit_in_full(tmp_pat
     with caplog.at_level("WARNING"):
         [record] = snapshot_under_way(recipe, str(tmp_path / "s"))
     assert record["float16"] and record["size"] < full["size"]
-    assert "saved in float16 instead" in caplog.text
+    assert "saved in half precision instead" in caplog.text
     # a finished training over the limit is not rounded: named, after the others are saved
     shutil.copytree(tiny_archive.parent, runs / "tiny" / "second_s1")  # finished; the study after it has not run
     monkeypatch.setattr(snapshot, "MAX_BYTES", 1000)

@@ -1,7 +1,8 @@
 """Where a recipe's step stands (srcframework/recipes/state.py) and the words for it: a command
 step's outputs changed since its stamp make it stale and a damaged stamp counts as none; a training
 made before the runner is finished only with the config the recipe gives now (the first key that
-differs is named); a missing or broken training config is one line."""
+differs is named); a missing or broken training config is one line; a page a report job writes
+into is not one of its inputs."""
 import json
 import shutil
 
@@ -58,6 +59,23 @@ def test_a_step_stays_finished_when_another_step_writes_into_its_folder(tmp_path
     assert states.state(recipe.step("asr")).status == FINISHED
     (spoken / "fid2qid.csv").write_text("f1\tq2\n")  # its own output changed: that step is stale
     assert StepStates(recipe, runs).state(recipe.step("speech")).status == STALE
+
+
+def test_an_edit_of_a_page_the_report_writes_into_does_not_make_it_stale(tmp_path):
+    page, results = tmp_path / "page.md", tmp_path / "results.json"
+    page.write_text("# Results\n<!-- results:study -->\n<!-- /results:study -->\n")
+    results.write_text("{}")
+    recipe, runs = recipe_of(tmp_path, f"""function(runs) {{ steps: {{ report: {{
+        job: {{ type: 'report', results: '{results}', recipe: '{tmp_path}', pages: ['{page}'] }},
+        outputs: [runs + '/out.json'] }} }} }}""")
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "out.json").write_text("{}")
+    step = recipe.step("report")
+    stamp_step(StepStates(recipe, runs), step)
+    page.write_text("# Results, with new prose around the block\n<!-- results:study -->\n<!-- /results:study -->\n")
+    assert StepStates(recipe, runs).state(step).status == FINISHED
+    results.write_text('{"changed": true}')  # what it reads did change: it runs again
+    assert StepStates(recipe, runs).state(step).status == STALE
 
 
 def test_a_training_made_before_the_runner_is_finished_only_with_the_same_config(tiny_archive, tmp_path):
