@@ -17,7 +17,7 @@ pairs, the questions held fixed), or both (the mixed model).
 """
 from typing import Any, List, Optional
 
-from srcframework.studies.tables import GROUP_LABELS, Estimate, PValue, Table, seed_label
+from srcframework.studies.tables import GROUP_LABELS, Estimate, PValue, Table, seed_label, seed_notes
 
 SEED_UNIT = ("Interval over the training runs: each seed pair (seed k of the model and seed k of its twin, "
              "trained with the same SEED) gives one figure, and the interval is Student's t over those figures "
@@ -217,7 +217,7 @@ def validation_curves_table(results: dict) -> Table:
             for name, seed, curve in found]
     sources = sorted({curve.get("source") for _, _, curve in found if curve.get("source")})
     notes = ["The validation metric of each archive's training after each epoch (F1 on the 0-100 scale), on the "
-             "training source's held-out articles: a learning curve, which chooses nothing."]
+             "training source's held-out articles: a learning curve, which chooses nothing."] + seed_notes([row[1] for row in rows])
     notes += [f"Source: {source}" for source in sources if not source.endswith("metrics_epoch_N.json")]
     if any(source.endswith("metrics_epoch_N.json") for source in sources):
         notes.append("Source: the metrics_epoch_N.json that AllenNLP wrote beside each archive.")

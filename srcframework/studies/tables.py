@@ -273,6 +273,14 @@ def seed_label(model: Optional[dict], index: int) -> str:
     return f"#{index + 1}"
 
 
+SEED_NOTE = "Seed: the random_seed of the archive's config.json (#N: the N-th archive, where the config does not say)."
+
+
+def seed_notes(labels: List[str]) -> List[str]:
+    """`SEED_NOTE` where a table names an archive by its place (`#N`), else nothing."""
+    return [SEED_NOTE] if any(label.startswith("#") for label in labels) else []
+
+
 def seeds_table(results: dict) -> Table:
     models = {model["name"]: model for model in results.get("models", [])}
     rows = [
@@ -282,8 +290,7 @@ def seeds_table(results: dict) -> Table:
     ]
     header = ["Model", "Test set", "Seed", "Archive", "EM", "F1", "ΔF1"]
     notes = ["Each archive (training seed) of a model with several: its EM and F1 on the set, and its drop from the "
-             "same archive's F1 on the clean set. The other tables give the mean over the seeds. Seed: the random_seed "
-             "of the archive's config.json (#N: the N-th archive, where the config does not say)."]
+             "same archive's F1 on the clean set. The other tables give the mean over the seeds. " + SEED_NOTE]
     return Table("f1_by_seed", "Scores of each seed", header, rows, 4, None, notes)
 
 
@@ -308,7 +315,7 @@ def training_table(results: dict) -> Table:
     header = ["Model", "Seed", "Declared epoch", "Instances", "Updates", "Vocabulary (tokens)", "Matched with twin"]
     notes = ["From the training_record.json in each archive. A model trained on noise is matched with its twin's archive of "
              "the same seed when both made the same optimizer updates with the same vocabulary (the same tokens: "
-             "a digest of the archives' vocabulary files)."]
+             "a digest of the archives' vocabulary files)."] + seed_notes([row[1] for row in rows])
     return Table("training", "What each model's training did", header, rows, 3, None, notes)
 
 

@@ -168,6 +168,14 @@ def test_recipe_snapshot_judges_a_released_training_as_the_run_would(tmp_path, m
     shutil.copytree(tiny_archive.parent, first)  # finished; the study that needs it has not run
     assert under_way(recipe, runs) == []  # a run puts it back from the release
     assert under_way(recipe, runs, train_released=True) == [str(first)]  # a run with --train-released would not
+    # the command hands --runs, -o and --train-released on: only with the flag is the finished folder saved
+    from tests.conftest import run_allennlp
+    snapshots = tmp_path / "snapshots"
+    plain = run_allennlp("recipe", "snapshot", str(FIXTURES / "recipes" / "tiny"), "--runs", runs, "--snapshots", snapshots)
+    assert plain.returncode == 0 and str(first) not in plain.stdout, plain.stderr[-2000:]
+    flagged = run_allennlp("recipe", "snapshot", str(FIXTURES / "recipes" / "tiny"), "--runs", runs, "--snapshots", snapshots,
+                           "--train-released", "-o", "{}")
+    assert flagged.returncode == 0 and f"({first})" in flagged.stdout, flagged.stderr[-2000:]
     # under another config the release does not count, and this folder is stale: the run trains it again
     assert under_way(recipe, runs, overrides='{"trainer.num_epochs": 99}') == []
     config = json.loads((first / "config.json").read_text())
