@@ -112,7 +112,9 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
     `overrides` and `train_released` as the run has them) into `snapshots` (default: the
     repository's models/snapshots). A training whose snapshot would be over the size limit in full
     precision is saved in half precision (the weights in float16, the optimizer state in bfloat16),
-    with a warning (its record says so)."""
+    with a warning (its record says so). While the repository's models folder is over its limit,
+    the trainings under way saved in full precision are saved again in half precision, the largest
+    first, with a warning each."""
     from srcframework.training import snapshot
 
     records, failed = [], []
@@ -133,9 +135,22 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
         saved = ", ".join(record["name"] for record in records) or "nothing"
         raise InputError(f"{'; '.join(failed)} (saved: {saved})")
     if records and snapshots is None:
-        from srcframework.release import FOLDER_MAX_BYTES, folder_bytes, models_dir
+        from srcframework import release
 
-        if folder_bytes() > FOLDER_MAX_BYTES:
+        # the repository's folder over its limit: trainings under way saved in full precision go to
+        # half precision, the largest first, until it fits
+        paths = {snapshot.snapshot_name(path): path for path in under_way(recipe, runs, overrides, train_released)}
+        full = sorted((record for record in records if record["kind"] == "training" and not record["float16"]
+                       and not record.get("finished")), key=lambda record: -record["size"])
+        for record in full:
+            if release.folder_bytes() <= release.FOLDER_MAX_BYTES:
+                break
+            logger.warning("%s holds %.1f MB, over its %.1f MB limit: %s saved in half precision instead (weights "
+                           "float16, optimizer state bfloat16)", release.models_dir(), release.folder_bytes() / 1e6,
+                           release.FOLDER_MAX_BYTES / 1e6, record["name"])
+            records[records.index(record)] = snapshot.save(paths[record["name"]], float16=True)
+        if release.folder_bytes() > release.FOLDER_MAX_BYTES:
             logger.warning("%s holds %.1f MB, over its %.1f MB limit: remove or release what is no longer needed "
-                           "before committing", models_dir(), folder_bytes() / 1e6, FOLDER_MAX_BYTES / 1e6)
+                           "before committing", release.models_dir(), release.folder_bytes() / 1e6,
+                           release.FOLDER_MAX_BYTES / 1e6)
     return records

@@ -236,7 +236,16 @@ def test_recipe_snapshot_warns_when_the_models_folder_is_over_its_limit(tmp_path
     models = tmp_path / "clone" / "models"
     monkeypatch.setattr(release, "models_dir", lambda: str(models))
     monkeypatch.setattr(snapshot, "default_folder", lambda: str(models / "snapshots"))
+    # over the limit in full precision, within it in half: saved again in half precision, no other warning
+    full = snapshot.save(str(first), folder=str(tmp_path / "full"))
+    monkeypatch.setattr(release, "FOLDER_MAX_BYTES", full["size"])
+    with caplog.at_level("WARNING"):
+        [record] = snapshot_under_way(load_recipe(TINY, runs=str(runs)))
+    assert record["float16"] and release.folder_bytes() <= full["size"]
+    assert "saved in half precision instead" in caplog.text and "remove or release" not in caplog.text
+    caplog.clear()
     monkeypatch.setattr(release, "FOLDER_MAX_BYTES", 1000)
     with caplog.at_level("WARNING"):
         snapshot_under_way(load_recipe(TINY, runs=str(runs)))
     assert f"{models} holds" in caplog.text and "over its 0.0 MB limit" in caplog.text
+    assert "remove or release what is no longer needed" in caplog.text
