@@ -99,6 +99,16 @@ class Recipe:
                                  + f" (steps: {', '.join(choices)})")
         return [step.name for step in self.steps if step.name in picked]
 
+    def needs_of(self, names) -> set:
+        """The names of the steps that the steps `names` need, directly or through other steps."""
+        needed, waiting = set(), [need for name in names for need in self.step(name).needs]
+        while waiting:
+            name = waiting.pop()
+            if name not in needed:
+                needed.add(name)
+                waiting.extend(self.step(name).needs)
+        return needed
+
     def until(self, names: List[str], last: str, explicit: bool = False) -> List[str]:
         """`names` that the step `last` (or each step of the group `last`) needs, directly or
         through other steps, and `last` itself: what it takes to reach `last`, not every step
@@ -106,13 +116,7 @@ class Recipe:
         step); a step of `names` that `last` does not need is an `InputError`, unless `names` are
         the default selection (`explicit` false)."""
         ends = set(self.select([last]))
-        wanted = set(ends)
-        reach = list(wanted)
-        while reach:
-            for need in self.step(reach.pop()).needs:
-                if need not in wanted:
-                    wanted.add(need)
-                    reach.append(need)
+        wanted = ends | self.needs_of(ends)
         dropped = [name for name in names if name not in wanted]
         if explicit and dropped:
             raise InputError(f"recipe {self.name}: --until {last} does not need {', '.join(dropped)}; "

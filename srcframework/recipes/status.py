@@ -82,14 +82,7 @@ def _needed(recipe: Recipe) -> set:
     """The names of the steps that a step not finished yet needs, directly or through others (an
     optional step counts only once it has started: a training with an epoch, another step with
     one of its outputs or journals)."""
-    needed, waiting = set(), [need for step in recipe.steps if not _done(step) and (not step.optional or _started(step))
-                              for need in step.needs]
-    while waiting:
-        name = waiting.pop()
-        if name not in needed:
-            needed.add(name)
-            waiting.extend(recipe.step(name).needs)
-    return needed
+    return recipe.needs_of([step.name for step in recipe.steps if not _done(step) and (not step.optional or _started(step))])
 
 
 def _started(step) -> bool:
@@ -117,8 +110,9 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
     first, with a warning each."""
     from srcframework.training import snapshot
 
-    records, failed = [], []
+    records, failed, paths = [], [], {}
     for path in under_way(recipe, runs, overrides, train_released):
+        paths[snapshot.snapshot_name(path)] = path
         try:
             records.append(snapshot.save(path, folder=snapshots))
         except snapshot.SnapshotTooLarge as error:
@@ -139,7 +133,6 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
 
         # the repository's folder over its limit: trainings under way saved in full precision go to
         # half precision, the largest first, until it fits
-        paths = {snapshot.snapshot_name(path): path for path in under_way(recipe, runs, overrides, train_released)}
         full = sorted((record for record in records if record["kind"] == "training" and not record["float16"]
                        and not record.get("finished")), key=lambda record: -record["size"])
         for record in full:
