@@ -107,7 +107,8 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
     precision is saved in half precision (the weights in float16, the optimizer state in bfloat16),
     with a warning (its record says so). While the repository's models folder is over its limit,
     the trainings under way saved in full precision are saved again in half precision, the largest
-    first, with a warning each."""
+    first, then those with the fewest epochs are left out (their snapshots removed), with a warning
+    each; a finished training is never left out."""
     from srcframework.training import snapshot
 
     records, failed, paths = [], [], {}
@@ -142,6 +143,19 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
                            "float16, optimizer state bfloat16)", release.models_dir(), release.folder_bytes() / 1e6,
                            release.FOLDER_MAX_BYTES / 1e6, record["name"])
             records[records.index(record)] = snapshot.save(paths[record["name"]], float16=True)
+        # still over: the trainings under way with the fewest epochs are left out (their snapshots
+        # removed), so that those furthest on travel; where its run folder is gone, one left out
+        # starts over from its first epoch
+        behind = sorted((record for record in records if record["kind"] == "training" and not record.get("finished")),
+                        key=lambda record: (record["epoch"], record["size"]))
+        for record in behind:
+            if release.folder_bytes() <= release.FOLDER_MAX_BYTES:
+                break
+            logger.warning("%s holds %.1f MB, over its %.1f MB limit: %s (epoch %d) left out; a machine without %s "
+                           "starts it over from its first epoch", release.models_dir(), release.folder_bytes() / 1e6,
+                           release.FOLDER_MAX_BYTES / 1e6, record["name"], record["epoch"], record["source"])
+            snapshot.remove(paths[record["name"]])
+            records.remove(record)
         if release.folder_bytes() > release.FOLDER_MAX_BYTES:
             logger.warning("%s holds %.1f MB, over its %.1f MB limit: remove or release what is no longer needed "
                            "before committing", release.models_dir(), release.folder_bytes() / 1e6,

@@ -244,8 +244,40 @@ def test_recipe_snapshot_warns_when_the_models_folder_is_over_its_limit(tmp_path
     assert record["float16"] and release.folder_bytes() <= full["size"]
     assert "saved in half precision instead" in caplog.text and "remove or release" not in caplog.text
     caplog.clear()
+    # not even in half precision: left out; what is left over the limit (a release) is named
     monkeypatch.setattr(release, "FOLDER_MAX_BYTES", 1000)
+    (models / "a-release.tar.gz").write_bytes(b"0" * 2000)
     with caplog.at_level("WARNING"):
-        snapshot_under_way(load_recipe(TINY, runs=str(runs)))
+        assert snapshot_under_way(load_recipe(TINY, runs=str(runs))) == []
     assert f"{models} holds" in caplog.text and "over its 0.0 MB limit" in caplog.text
+    assert "tiny--first (epoch 2) left out" in caplog.text and snapshot.find(str(first)) is None
     assert "remove or release what is no longer needed" in caplog.text
+
+
+def test_recipe_snapshot_leaves_out_the_least_advanced_training_when_half_precision_is_not_enough(
+        tmp_path, tiny_archive, monkeypatch, caplog):
+    import shutil
+
+    from srcframework import release
+    from srcframework.recipes.status import snapshot_under_way
+    from srcframework.training import snapshot
+
+    runs = tmp_path / "runs"
+    first, second = runs / "tiny" / "first", runs / "tiny" / "second_s1"
+    for folder in (first, second):
+        shutil.copytree(tiny_archive.parent, folder)
+        for name in ("metrics.json", "model.tar.gz"):
+            (folder / name).unlink()
+    for name in ("model_state_e2_b0.th", "training_state_e2_b0.th"):
+        (second / name).unlink()  # one epoch behind the first
+    models = tmp_path / "clone" / "models"
+    monkeypatch.setattr(release, "models_dir", lambda: str(models))
+    monkeypatch.setattr(snapshot, "default_folder", lambda: str(models / "snapshots"))
+    half = snapshot.save(str(first), folder=str(tmp_path / "half"), float16=True)
+    monkeypatch.setattr(release, "FOLDER_MAX_BYTES", int(half["size"] * 1.5))  # room for one in half precision
+    with caplog.at_level("WARNING"):
+        records = snapshot_under_way(load_recipe(TINY, runs=str(runs)))
+    assert [(record["name"], record["epoch"], record["float16"]) for record in records] == [("tiny--first", 2, True)]
+    assert snapshot.find(str(second)) is None and release.folder_bytes() <= release.FOLDER_MAX_BYTES
+    assert "tiny--second_s1 (epoch 1) left out; a machine without" in caplog.text
+    assert "remove or release" not in caplog.text
