@@ -121,7 +121,7 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
             if not under_way_training:  # a finished training's weights or a job's journals are kept as they are
                 failed.append(str(error))
                 continue
-            logger.warning("%s; saved in half precision instead (weights float16, optimizer state bfloat16)", error)
+            logger.warning("%s; saved in half precision instead (weights float16, optimizer state bfloat16)", error.plain)
             try:
                 records.append(snapshot.save(path, folder=snapshots, float16=True))
             except snapshot.SnapshotTooLarge as still:

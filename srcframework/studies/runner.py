@@ -51,7 +51,7 @@ from srcframework.studies.question_scores import PairScores, combine_seeds, load
 from srcframework.common.worker_pool import worker_results
 from srcframework.studies.seeds import mean_report, seed_figures
 from srcframework.studies.set_groups import spec_of
-from srcframework.studies.training_records import read_training_record, read_validation_curve
+from srcframework.studies.training_records import read_random_seed, read_training_record, read_validation_curve
 from srcframework.studies.study import Study, StudyError, TestSetSpec
 
 logger = logging.getLogger(__name__)
@@ -590,6 +590,7 @@ def collect_results(
             if len(spec.archives) > 1:
                 entry["archives"] = list(spec.archives)
             entry["training"] = [read_training_record(archive) for archive in spec.archives]
+            entry["random_seeds"] = [read_random_seed(archive) for archive in spec.archives]
             curves = [read_validation_curve(archive) for archive in spec.archives]
             if any(curves):
                 entry["validation_curves"] = curves

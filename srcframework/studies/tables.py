@@ -265,11 +265,15 @@ def robustness_table(results: dict) -> Table:
 
 def seed_label(model: Optional[dict], index: int) -> str:
     """The training seed of a model's archive number `index` (its config's random_seed, from the
-    study's training records), else `#N`, the archive's place in the model's list."""
+    study's training records or, for an archive without one, the study's `random_seeds`), else
+    `#N`, the archive's place in the model's list."""
     records = (model or {}).get("training") or []
     record = records[index] if index < len(records) else None
     if record and record.get("random_seed") is not None:
         return str(record["random_seed"])
+    seeds = (model or {}).get("random_seeds") or []
+    if index < len(seeds) and seeds[index] is not None:
+        return str(seeds[index])
     return f"#{index + 1}"
 
 

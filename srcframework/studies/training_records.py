@@ -47,6 +47,25 @@ def read_training_record(archive: str) -> Optional[dict]:
     return summary
 
 
+def read_random_seed(archive: str) -> Optional[int]:
+    """The `random_seed` that the config.json of `archive` (a model.tar.gz or a model folder) sets,
+    or None where it sets none or cannot be read; an archive without a training record has it too."""
+    try:
+        if os.path.isdir(archive):
+            with open(os.path.join(archive, "config.json")) as handle:
+                config = json.load(handle)
+        else:
+            with tarfile.open(archive) as tar:
+                members = {m.name.lstrip("./"): m for m in tar.getmembers() if m.isfile()}
+                if "config.json" not in members:
+                    return None
+                config = json.load(tar.extractfile(members["config.json"]))
+    except (OSError, tarfile.TarError, ValueError):
+        return None
+    seed = config.get("random_seed") if isinstance(config, dict) else None
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
 PERCENT_SUFFIXES = ("_f1", "_em")
 
 

@@ -64,7 +64,12 @@ logger = logging.getLogger(__name__)
 
 
 class SnapshotTooLarge(InputError):
-    """A snapshot over the size limit (nothing was written)."""
+    """A snapshot over the size limit (nothing was written). `plain` is the message without the
+    advice for a person at the command line (`; try --float16`), for a caller that acts on it."""
+
+    def __init__(self, message: str, advice: str = "") -> None:
+        super().__init__(message + advice)
+        self.plain = message
 
 MAX_BYTES = 20 * 1024 * 1024
 CHECKPOINT = re.compile(r"model_state_e(\d+)_b0\.th$")
@@ -350,7 +355,8 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
         if size > max_bytes:
             finished_run = os.path.isfile(os.path.join(path, "metrics.json"))
             advice = "" if float16 or kind != "training" or finished_run else "; try --float16"
-            raise SnapshotTooLarge(f"{path}: its snapshot would be {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit{advice}")
+            raise SnapshotTooLarge(f"{path}: its snapshot would be {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit",
+                                   advice)
         os.replace(candidate, tarball)
     record = {
         "name": name,

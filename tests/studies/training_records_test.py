@@ -5,7 +5,7 @@ import json
 import tarfile
 
 from srcframework.studies.tables import training_table
-from srcframework.studies.training_records import read_training_record
+from srcframework.studies.training_records import read_random_seed, read_training_record
 
 
 def archive(path, record=None, tokens="@@PADDING@@\n@@UNKNOWN@@\nthe\n", namespaces="*labels\n*tags\n", config=None):
@@ -71,3 +71,17 @@ def test_the_seed_tables_name_each_archive_by_its_training_seed():
                    for name in ("e2e", "old")]}
     assert [row[1] for row in training_table(results).rows] == ["1", "2"]
     assert [row[2] for row in seeds_table(results).rows] == ["1", "2", "#1", "#2"]
+    # an archive without a training record still names the seed its config sets
+    results["models"][1]["random_seeds"] = [7, None]
+    assert [row[2] for row in seeds_table(results).rows] == ["1", "2", "7", "#2"]
+
+
+def test_the_random_seed_of_an_archive_without_a_training_record(tmp_path):
+    assert read_random_seed(archive(tmp_path / "old.tar.gz", config={"random_seed": 3})) == 3
+    assert read_random_seed(archive(tmp_path / "none.tar.gz")) is None
+    assert read_random_seed(archive(tmp_path / "odd.tar.gz", config={"random_seed": "3"})) is None
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"random_seed": 5}))
+    assert read_random_seed(str(folder)) == 5
+    assert read_random_seed(str(tmp_path / "missing.tar.gz")) is None
