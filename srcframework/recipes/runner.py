@@ -72,9 +72,15 @@ def plan(recipe: Recipe, names: List[str], states: StepStates, until: Optional[s
     return list(planned.values())
 
 
-def describe(planned: List[Planned]) -> List[str]:
+def describe(planned: List[Planned], running=None) -> List[str]:
+    """One line a planned step; `running(step)`, where given, names the process that runs a step
+    now (a step running elsewhere would stop this run)."""
     width = max((len(item.state.step.name) for item in planned), default=0)
-    return [f"{item.state.step.name:<{width}}  {item.line()}" for item in planned]
+    lines = []
+    for item in planned:
+        holder = running(item.state.step) if running else None
+        lines.append(f"{item.state.step.name:<{width}}  {item.line()}" + (f"  (running: {holder})" if holder else ""))
+    return lines
 
 
 @contextlib.contextmanager
@@ -243,7 +249,9 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
     states = StepStates(recipe, runs, overrides, releases=not train_released)
     planned = plan(recipe, names, states, until)
     if dry_run:
-        for line in describe(planned):
+        from srcframework.common.journal import lock_holder
+
+        for line in describe(planned, lambda step: lock_holder(stamp_path(recipe, runs, step))):
             print(line)
         return planned
     for item in planned:

@@ -147,7 +147,7 @@ def test_under_way_is_a_stopped_training_or_a_journaled_output(tmp_path):
     assert under_way(recipe) == [str(first), str(runs / "tiny" / "study" / "results.json")]
 
 
-def test_a_step_running_elsewhere_stops_a_second_run_and_status_says_so(tmp_path):
+def test_a_step_running_elsewhere_stops_a_second_run_and_status_says_so(tmp_path, capsys):
     import os
 
     from srcframework.common.journal import JournalLock
@@ -163,6 +163,9 @@ def test_a_step_running_elsewhere_stops_a_second_run_and_status_says_so(tmp_path
         with pytest.raises(InputError, match=rf"recipe tiny: first is running in process {os.getpid()}, since .*; wait for it to end"):
             run_recipe(recipe, ["first"], runs=runs)
         assert any(line.startswith("  first      to run: not started  (running: process ") for line in status_lines(recipe, runs))
+        capsys.readouterr()
+        run_recipe(recipe, ["first"], runs=runs, dry_run=True)  # the plan says so too
+        assert capsys.readouterr().out.startswith(f"first  to run: not started  (running: process {os.getpid()}")
     assert not (tmp_path / "runs" / "tiny" / "first").exists()
 
 
