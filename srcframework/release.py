@@ -5,8 +5,9 @@ Released archives: a trained model in the repository, under `models/ID.tar.gz`, 
 archive) into `models/`:
 
 - only what the model needs to answer: `config.json`, `weights.th`, `vocabulary/`, `meta.json`,
-  the `training_record.json` a study reads, and any file the config archived for loading
-  (`fta/`); nothing of the training state (AllenNLP's archive has no optimizer state, and the
+  the `training_record.json` a study reads, and the `config.json` of each pretrained encoder
+  folder the config names (`fta/`, `srcframework.models.archived_encoders`: the archive then
+  loads without that folder); nothing of the training state (AllenNLP's archive has no optimizer state, and the
   checkpoints of the serialization folder never enter it);
 - members in name order with no times and gzip without a timestamp, so that the same weights give
   the same bytes (and the same sha256) on any machine;
@@ -32,6 +33,7 @@ import torch
 from srcframework import pretrained
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import atomic_output, file_sha256
+from srcframework.models.archived_encoders import archived_members
 from srcframework.training import snapshot
 
 MAX_BYTES = 20 * 1024 * 1024
@@ -81,6 +83,12 @@ def slim(source: str, target: str, float16: bool = False) -> Dict:
             contents[name] = payload
     if "weights.th" not in contents or "config.json" not in contents:
         raise InputError(f"{source}: not an AllenNLP model archive (no weights.th and config.json)")
+    try:
+        config = json.loads(contents["config.json"])
+    except ValueError:
+        raise InputError(f"{source}: its config.json is not JSON") from None
+    for name, payload in archived_members(config).items():  # the pretrained encoders' configs
+        contents.setdefault(name, payload)
     os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
     with atomic_output(target, "wb") as handle:
         with gzip.GzipFile(fileobj=handle, mode="wb", mtime=0, compresslevel=9) as zipped:

@@ -258,4 +258,13 @@ class SpanQA(Model):
             "f1": squad["f1"],
         }
 
+    @classmethod
+    def _load(cls, config, serialization_dir, weights_file=None, cuda_device: int = -1) -> "Model":
+        """AllenNLP's loading, with each pretrained encoder whose config the archive carries built
+        from that config (`archived_encoders`): a released archive loads without the encoder's folder."""
+        from srcframework.models.archived_encoders import point_at_archived
+
+        point_at_archived(config.params, str(serialization_dir))
+        return super()._load(config, serialization_dir, weights_file, cuda_device)
+
     default_predictor = "span_qa"

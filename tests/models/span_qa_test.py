@@ -119,6 +119,42 @@ class TestSpanQASpokenQuestions(SpanQAModelChecks, ModelTestCase):
         super().setup_method()
         self.set_up_model(FIXTURES / "e2e_tiny.jsonnet", self.src_dir / "fid2qid_dev.csv")
 
+    def test_a_released_archive_loads_without_the_speech_encoders_folder(self, tmp_path):
+        import json
+        import os
+        import shutil
+
+        from allennlp.common.checks import ConfigurationError
+        from allennlp.models.archival import archive_model, load_archive
+
+        from srcframework.release import slim
+
+        # the model trained with the encoder's folder at `encoder`, archived, then released
+        encoder = tmp_path / "speecht5_encoder"
+        shutil.copytree(os.environ["TINY_SPEECHT5"], encoder)
+        config = Params.from_file(str(self.param_file)).as_dict(quiet=True)
+        config["model"]["question_encoder"]["model_name"] = str(encoder)
+        run = tmp_path / "run"
+        run.mkdir()
+        (run / "config.json").write_text(json.dumps(config))
+        model = Model.from_params(vocab=self.vocab, params=Params(json.loads(json.dumps(config["model"]))))
+        torch.save(model.state_dict(), run / "weights.th")
+        self.vocab.save_to_files(str(run / "vocabulary"))
+        archive = archive_model(str(run), weights="weights.th")
+        released = tmp_path / "released.tar.gz"
+        report = slim(archive, str(released))
+        assert ("fta/model.question_encoder/config.json", (encoder / "config.json").stat().st_size) in report["kept"]
+        shutil.rmtree(encoder)  # another machine
+        with pytest.raises(ConfigurationError, match="speecht5_encoder"):
+            load_archive(archive)  # the training's own archive needs the folder
+        loaded = load_archive(str(released)).model
+        model.eval(), loaded.eval()
+        with torch.no_grad():
+            expected = model(**batch_tensors(self.instances, self.vocab))
+            found = loaded(**batch_tensors(self.instances, self.vocab))
+        assert torch.equal(expected["span_start_logits"], found["span_start_logits"])
+        assert found["best_span_str"] == expected["best_span_str"]
+
     def test_outputs_carry_speaker_groups(self):
         self.model.eval()
         output = self.model(**batch_tensors(self.instances, self.vocab))

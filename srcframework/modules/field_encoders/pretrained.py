@@ -34,6 +34,10 @@ class PretrainedFieldEncoder(FieldEncoder):
         Keep only the first `num_layers` transformer layers (the rest are dropped, saving time).
     dropout : `float`, optional (default = `0.0`)
         Dropout on the pretrained encodings, before the projection.
+    load_weights : `bool`, optional (default = `True`)
+        `False`: build the model from the `config.json` in `model_name` alone, every weight at its
+        initial value, for a trained model whose archive holds every weight (a released archive
+        carries its encoders' configs, `srcframework.models.archived_encoders`).
     """
 
     def __init__(
@@ -43,9 +47,10 @@ class PretrainedFieldEncoder(FieldEncoder):
         freeze: bool = False,
         num_layers: Optional[int] = None,
         dropout: float = 0.0,
+        load_weights: bool = True,
     ) -> None:
         super().__init__()
-        model = self.load_model(model_name)
+        model = self.load_model(model_name) if load_weights else self.build_model(model_name)
         transformer = self.transformer(model)
         transformer.layers = truncate_layers(transformer.layers, num_layers)
         self.model = model
@@ -63,6 +68,11 @@ class PretrainedFieldEncoder(FieldEncoder):
     def load_model(model_name: str) -> torch.nn.Module:
         """The pretrained model of `model_name`, every weight loaded (or a `ConfigurationError`)."""
         raise NotImplementedError
+
+    @classmethod
+    def build_model(cls, model_name: str) -> torch.nn.Module:
+        """The model of the `config.json` in `model_name`, its weights at their initial values."""
+        raise ConfigurationError(f"{cls.__name__} cannot be built from a config alone (load_weights: false)")
 
     @staticmethod
     def transformer(model: torch.nn.Module) -> torch.nn.Module:

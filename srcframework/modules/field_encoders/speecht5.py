@@ -1,6 +1,6 @@
 import torch
 
-from srcframework.modules.field_encoders.checkpoints import load_speecht5_encoder
+from srcframework.modules.field_encoders.checkpoints import build_speecht5_encoder, load_speecht5_encoder
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.modules.field_encoders.pretrained_audio import PretrainedAudioEncoder
 
@@ -34,11 +34,17 @@ class SpeechT5AudioEncoder(PretrainedAudioEncoder):
     freeze_feature_encoder : `bool`, optional (default = `False`)
         Keep only the convolutional feature encoder fixed.
     **kwargs
-        `output_dim`, `freeze`, `num_layers` and `dropout`, as `PretrainedFieldEncoder` takes them.
+        `output_dim`, `freeze`, `num_layers`, `dropout` and `load_weights`, as `PretrainedFieldEncoder` takes them.
     """
 
     def __init__(self, model_name: str, *, freeze_feature_encoder: bool = False, **kwargs) -> None:
         super().__init__(model_name, freeze_feature_encoder, **kwargs)
+
+    @classmethod
+    def build_model(cls, model_name: str) -> torch.nn.Module:
+        from transformers.models.speecht5.modeling_speecht5 import SpeechT5EncoderWithSpeechPrenet
+
+        return build_speecht5_encoder(SpeechT5EncoderWithSpeechPrenet, model_name)
 
     @staticmethod
     def load_model(model_name: str) -> torch.nn.Module:

@@ -3,7 +3,7 @@ from typing import Dict, Optional, Tuple
 import torch
 from allennlp.data import TextFieldTensors
 
-from srcframework.modules.field_encoders.checkpoints import load_speecht5_encoder
+from srcframework.modules.field_encoders.checkpoints import build_speecht5_encoder, load_speecht5_encoder
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.modules.field_encoders.pretrained import PretrainedFieldEncoder
 
@@ -35,12 +35,18 @@ class SpeechT5TextEncoder(PretrainedFieldEncoder):
         The key of the `speecht5` indexer in the field's tensors; needed only when the field has
         more than one indexer.
     **kwargs
-        `output_dim`, `freeze`, `num_layers` and `dropout`, as `PretrainedFieldEncoder` takes them.
+        `output_dim`, `freeze`, `num_layers`, `dropout` and `load_weights`, as `PretrainedFieldEncoder` takes them.
     """
 
     def __init__(self, model_name: str, *, indexer_name: Optional[str] = None, **kwargs) -> None:
         super().__init__(model_name, **kwargs)
         self.indexer_name = indexer_name
+
+    @classmethod
+    def build_model(cls, model_name: str) -> torch.nn.Module:
+        from transformers.models.speecht5.modeling_speecht5 import SpeechT5EncoderWithTextPrenet
+
+        return build_speecht5_encoder(SpeechT5EncoderWithTextPrenet, model_name)
 
     @staticmethod
     def load_model(model_name: str) -> torch.nn.Module:

@@ -35,19 +35,32 @@ class Wav2Vec2AudioEncoder(PretrainedAudioEncoder):
     freeze_feature_encoder : `bool`, optional (default = `True`)
         Keep the convolutional feature encoder fixed (the usual setting for fine-tuning).
     **kwargs
-        `output_dim`, `freeze`, `num_layers` and `dropout`, as `PretrainedFieldEncoder` takes them.
+        `output_dim`, `freeze`, `num_layers`, `dropout` and `load_weights`, as `PretrainedFieldEncoder` takes them.
     """
 
     def __init__(self, model_name: str, *, freeze_feature_encoder: bool = True, **kwargs) -> None:
         super().__init__(model_name, freeze_feature_encoder, **kwargs)
 
-    @staticmethod
-    def load_model(model_name: str) -> torch.nn.Module:
+    @classmethod
+    def build_model(cls, model_name: str) -> torch.nn.Module:
         from transformers import Wav2Vec2Model
 
+        model = Wav2Vec2Model(cls._config(model_name))
+        model.config.name_or_path = model_name
+        return model
+
+    @staticmethod
+    def _config(model_name: str):
         config = pretrained_config(model_name, "wav2vec2")
         if config.add_adapter:
             raise ConfigurationError(f"{model_name!r}: wav2vec2 models with an adapter are not supported")
+        return config
+
+    @classmethod
+    def load_model(cls, model_name: str) -> torch.nn.Module:
+        from transformers import Wav2Vec2Model
+
+        config = cls._config(model_name)
         model, info = Wav2Vec2Model.from_pretrained(model_name, config=config, output_loading_info=True)
         # Old checkpoints store the positional convolution as weight_g / weight_v: torch loads them
         # into the weight-norm parametrization, but transformers still lists both names.

@@ -5,6 +5,7 @@ span_qa configurations. A test class names the encoder (`encoder_class`, `name`)
 checkpoint it reads (`kind`, a key of `tests.tiny_models.WRITERS`), where its transformer layers
 are (`layers`, an attribute path in the model) and its inputs (`batch`, `lengths`, `small_batch`).
 """
+import shutil
 from operator import attrgetter
 from typing import Dict, List
 
@@ -94,6 +95,20 @@ class PretrainedEncoderChecks:
         encoded[mask].pow(2).sum().backward()
         assert all(p.grad is None for p in encoder.model.parameters())
         assert encoder.projection.weight.grad is not None and encoder.projection.weight.grad.abs().sum() > 0
+
+    def test_built_from_its_config_alone(self, model_dir, encoder, tmp_path):
+        """`load_weights: false` (a model loaded from an archive that holds every weight): the same
+        architecture from config.json alone, its weights at their initial values."""
+        folder = tmp_path / "config_only"
+        folder.mkdir()
+        shutil.copy(f"{model_dir}/config.json", folder)
+        built = self.encoder_class(str(folder), output_dim=12, load_weights=False).eval()
+        loaded, fresh = encoder.state_dict(), built.state_dict()
+        assert {key: value.shape for key, value in fresh.items()} == {key: value.shape for key, value in loaded.items()}
+        assert any(not torch.equal(fresh[key], loaded[key]) for key in loaded if key.startswith("model."))
+        built.load_state_dict(loaded)
+        with torch.no_grad():
+            assert torch.equal(built(self.batch(model_dir))[0], encoder(self.batch(model_dir))[0])
 
     def test_from_params(self, model_dir):
         params = {"output_dim": 10, "freeze": True, "dropout": 0.1, "num_layers": 1}
