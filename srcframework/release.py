@@ -87,7 +87,8 @@ def slim(source: str, target: str, float16: bool = False) -> Dict:
         config = json.loads(contents["config.json"])
     except ValueError:
         raise InputError(f"{source}: its config.json is not JSON") from None
-    for name, payload in archived_members(config).items():  # the pretrained encoders' configs
+    # the pretrained encoders' configs (their folders relative to the root, where trainings run)
+    for name, payload in archived_members(config, root=pretrained.repository_root()).items():
         contents.setdefault(name, payload)
     os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
     with atomic_output(target, "wb") as handle:

@@ -11,6 +11,10 @@ such as `model.question_encoder`), for `allennlp models release` to put in the r
 `point_at_archived` makes a loading model build each such encoder from its archived config alone
 (`model_name` the archived folder, `load_weights` false). A hub name or a folder without
 `config.json` is left as it is.
+
+Only the `model` part of the config is carried: a dataset reader that reads a folder (the
+`speecht5` token indexer's tokenizer) still needs it. The config copied is the folder's at the
+release: a folder trained again with another architecture since would not fit the weights.
 """
 import os
 from typing import Any, Dict, Iterator, Tuple

@@ -108,7 +108,7 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
     with a warning (its record says so). While the repository's models folder is over its limit,
     the trainings under way saved in full precision are saved again in half precision, the largest
     first, then those with the fewest epochs are left out (their snapshots removed), with a warning
-    each; a finished training is never left out."""
+    each, where that brings the folder within its limit; a finished training is never left out."""
     from srcframework.training import snapshot
 
     records, failed, paths = [], [], {}
@@ -143,11 +143,14 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
                            "float16, optimizer state bfloat16)", release.models_dir(), release.folder_bytes() / 1e6,
                            release.FOLDER_MAX_BYTES / 1e6, record["name"])
             records[records.index(record)] = snapshot.save(paths[record["name"]], float16=True)
-        # still over: the trainings under way with the fewest epochs are left out (their snapshots
-        # removed), so that those furthest on travel; where its run folder is gone, one left out
-        # starts over from its first epoch
+        # still over: the trainings under way with the fewest epochs (the largest first among equals)
+        # are left out (their snapshots removed), so that those furthest on travel; where its run
+        # folder is gone, one left out starts over from its first epoch. None is left out where
+        # leaving all of them out would not bring the folder within its limit.
         behind = sorted((record for record in records if record["kind"] == "training" and not record.get("finished")),
-                        key=lambda record: (record["epoch"], record["size"]))
+                        key=lambda record: (record["epoch"], -record["size"]))
+        if release.folder_bytes() - sum(record["size"] for record in behind) > release.FOLDER_MAX_BYTES:
+            behind = []
         for record in behind:
             if release.folder_bytes() <= release.FOLDER_MAX_BYTES:
                 break

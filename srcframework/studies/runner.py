@@ -590,7 +590,8 @@ def collect_results(
             if len(spec.archives) > 1:
                 entry["archives"] = list(spec.archives)
             entry["training"] = [read_training_record(archive) for archive in spec.archives]
-            entry["random_seeds"] = [read_random_seed(archive) for archive in spec.archives]
+            entry["random_seeds"] = [record.get("random_seed") if record else read_random_seed(archive)
+                                     for record, archive in zip(entry["training"], spec.archives)]
             curves = [read_validation_curve(archive) for archive in spec.archives]
             if any(curves):
                 entry["validation_curves"] = curves

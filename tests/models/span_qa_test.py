@@ -119,7 +119,7 @@ class TestSpanQASpokenQuestions(SpanQAModelChecks, ModelTestCase):
         super().setup_method()
         self.set_up_model(FIXTURES / "e2e_tiny.jsonnet", self.src_dir / "fid2qid_dev.csv")
 
-    def test_a_released_archive_loads_without_the_speech_encoders_folder(self, tmp_path):
+    def test_a_released_archive_loads_without_the_speech_encoders_folder(self, tmp_path, monkeypatch):
         import json
         import os
         import shutil
@@ -134,10 +134,13 @@ class TestSpanQASpokenQuestions(SpanQAModelChecks, ModelTestCase):
         shutil.copytree(os.environ["TINY_SPEECHT5"], encoder)
         config = Params.from_file(str(self.param_file)).as_dict(quiet=True)
         config["model"]["question_encoder"]["model_name"] = str(encoder)
+        model = Model.from_params(vocab=self.vocab, params=Params(json.loads(json.dumps(config["model"]))))
+        # the config names it relative to the repository's root, where trainings run
+        monkeypatch.setattr("srcframework.pretrained.repository_root", lambda: str(tmp_path))
+        config["model"]["question_encoder"]["model_name"] = encoder.name
         run = tmp_path / "run"
         run.mkdir()
         (run / "config.json").write_text(json.dumps(config))
-        model = Model.from_params(vocab=self.vocab, params=Params(json.loads(json.dumps(config["model"]))))
         torch.save(model.state_dict(), run / "weights.th")
         self.vocab.save_to_files(str(run / "vocabulary"))
         archive = archive_model(str(run), weights="weights.th")

@@ -247,13 +247,13 @@ def test_recipe_snapshot_warns_when_the_models_folder_is_over_its_limit(tmp_path
     assert record["float16"] and release.folder_bytes() <= full["size"]
     assert "saved in half precision instead" in caplog.text and "remove or release" not in caplog.text
     caplog.clear()
-    # not even in half precision: left out; what is left over the limit (a release) is named
+    # over the limit even without it (a release alone is over): kept, and the folder named
     monkeypatch.setattr(release, "FOLDER_MAX_BYTES", 1000)
     (models / "a-release.tar.gz").write_bytes(b"0" * 2000)
     with caplog.at_level("WARNING"):
-        assert snapshot_under_way(load_recipe(TINY, runs=str(runs))) == []
+        [record] = snapshot_under_way(load_recipe(TINY, runs=str(runs)))
+    assert snapshot.find(str(first))["sha256"] == record["sha256"] and "left out" not in caplog.text
     assert f"{models} holds" in caplog.text and "over its 0.0 MB limit" in caplog.text
-    assert "tiny--first (epoch 2) left out" in caplog.text and snapshot.find(str(first)) is None
     assert "remove or release what is no longer needed" in caplog.text
 
 
@@ -284,3 +284,13 @@ def test_recipe_snapshot_leaves_out_the_least_advanced_training_when_half_precis
     assert snapshot.find(str(second)) is None and release.folder_bytes() <= release.FOLDER_MAX_BYTES
     assert "tiny--second_s1 (epoch 1) left out; a machine without" in caplog.text
     assert "remove or release" not in caplog.text
+    # a finished training is never left out, even with fewer epochs than one under way
+    (first / "metrics.json").write_text(json.dumps({"epoch": 0}))
+    shutil.copy(tiny_archive, first / "model.tar.gz")
+    finished = snapshot.save(str(first), folder=str(tmp_path / "finished"))
+    monkeypatch.setattr(release, "FOLDER_MAX_BYTES", int(finished["size"] + half["size"] * 0.5))
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        records = snapshot_under_way(load_recipe(TINY, runs=str(runs)))
+    assert [(record["name"], record.get("finished", False)) for record in records] == [("tiny--first", True)]
+    assert "tiny--second_s1 (epoch 1) left out" in caplog.text and "tiny--first (epoch" not in caplog.text
