@@ -2,7 +2,7 @@
 // by its model card id, and compared on clean and keyboard-damaged questions. From a fresh clone
 // after `make install`:
 //   allennlp recipe run quickstart                 # train, study, report
-//   allennlp recipe run quickstart bidaf --dry-run # what would run, and why
+//   allennlp recipe run quickstart quickstart --dry-run # what would run, and why
 //   allennlp recipe run quickstart -o '{"trainer.num_epochs": 1}'   # a smoke run
 //   allennlp recipe run quickstart release         # its archive, slimmed, into models/ (commit it)
 function(runs='runs') {
