@@ -40,8 +40,18 @@ def test_every_released_archive_matches_its_card_and_answers(model_id, tmp_path,
     assert {"config.json", "weights.th"} <= names
     assert not any(name.startswith(("model_state", "training_state", "best.th")) for name in names)
     if card.registered_predictor_name:
-        predictor = pretrained.load_predictor(model_id)
-        answer = predictor.predict_json({"context": CONTEXT, "question": "When was the harbour of Velmont dredged?"})
+        question = {"context": CONTEXT, "question": "When was the harbour of Velmont dredged?"}
+        with tarfile.open(where) as tar:
+            spoken = json.load(tar.extractfile("config.json"))["dataset_reader"]["type"] == "squad_src"
+        if spoken:  # it hears the question: read aloud, from a folder without the encoder's folder
+            from srcframework.common.audio import write_wav_atomic
+            from srcframework.speech.flite import FliteSynthesizer
+
+            waveform, rate = FliteSynthesizer("kal16").synthesize(question["question"])
+            write_wav_atomic(str(tmp_path / "question.wav"), waveform, rate)
+            question["audio"] = str(tmp_path / "question.wav")
+            monkeypatch.chdir(tmp_path)
+        answer = pretrained.load_predictor(model_id).predict_json(question)
         assert answer["best_span_str"] and answer["best_span_str"] in CONTEXT
     else:
         assert load_archive(model_id).model is not None

@@ -19,8 +19,10 @@ logger = logging.getLogger(__name__)
 @Predictor.register("span_qa")
 class SpanQAPredictor(Predictor):
     """
-    Answers `{"context": ..., "question": ..., "id": ...}` JSON lines (or, with
-    `--use-dataset-reader`, the instances of a SQuAD file). Each output line holds `id`,
+    Answers `{"context": ..., "question": ..., "id": ...}` JSON lines, or for a model that hears
+    its questions (its reader is `squad_src`) `{"context": ..., "audio": "q.wav", "id": ...}` (an
+    audio file; `question`, the words said, is optional there and only recorded), or, with
+    `--use-dataset-reader`, the instances of a SQuAD file. Each output line holds `id`,
     `best_span_str`, `best_span`, the gold `answers` and the question's `groups` (speaker, country,
     gender where the data has them); `allennlp accent-report` reads these lines.
 
@@ -62,9 +64,22 @@ class SpanQAPredictor(Predictor):
             atexit.register(self._warn_unwritten)
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
-        for key in ("context", "question"):
+        from srcframework.data.dataset_readers.squad_src import SquadSrcReader
+
+        spoken = isinstance(self._dataset_reader, SquadSrcReader)
+        wanted = ("context", "audio") if spoken else ("context", "question")
+        for key in wanted:
             if not isinstance(json_dict.get(key), str) or not json_dict[key].strip():
-                raise ValueError(f"each input line needs a non-empty string {key!r}; got keys {sorted(json_dict)}")
+                what = "this model hears its questions: give an audio file as" if key == "audio" else "each input line needs"
+                raise ValueError(f"{what} a non-empty string {key!r}; got keys {sorted(json_dict)}")
+        if "audio" in json_dict and not spoken:
+            raise ValueError("this model reads typed questions: give the question as 'question', not 'audio'")
+        if spoken:
+            if not os.path.isfile(json_dict["audio"]):
+                raise ValueError(f"audio file {json_dict['audio']!r} not found")
+            return self._dataset_reader.text_to_instance(
+                json_dict["audio"], json_dict["context"], question_id=json_dict.get("id"), question=json_dict.get("question")
+            )
         return self._dataset_reader.text_to_instance(
             json_dict["question"], json_dict["context"], question_id=json_dict.get("id")
         )

@@ -24,6 +24,19 @@ def test_bad_input_line_is_a_clear_error(tiny_archive):
     predictor = Predictor.from_path(tiny_archive, "span_qa")
     with pytest.raises(ValueError, match="non-empty string 'question'"):
         predictor.predict_json({"context": "Some text."})
+    with pytest.raises(ValueError, match="this model reads typed questions: give the question as 'question', not 'audio'"):
+        predictor.predict_json({"context": "Some text.", "question": "What?", "audio": "q.wav"})
+
+
+def test_a_model_that_hears_its_questions_takes_an_audio_file(tiny_archive, tmp_path):
+    from srcframework.data.dataset_readers.squad_src import SquadSrcReader
+    from srcframework.predictors.span_qa import SpanQAPredictor
+
+    predictor = SpanQAPredictor(Predictor.from_path(tiny_archive, "span_qa")._model, SquadSrcReader())
+    with pytest.raises(ValueError, match="this model hears its questions: give an audio file as a non-empty string 'audio'"):
+        predictor.predict_json({"context": "Some text.", "question": "What?"})
+    with pytest.raises(ValueError, match="audio file '.*missing.wav' not found"):
+        predictor.predict_json({"context": "Some text.", "audio": str(tmp_path / "missing.wav")})
 
 
 def official_run(archive, tmp_path, lines, *extra):
