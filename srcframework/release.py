@@ -168,11 +168,11 @@ def release(model_id: str, archive: Optional[str] = None, float16: bool = False,
         if report["bytes"] > max_bytes:
             advice = "" if float16 else " (try --float16, checked with `allennlp models release ... --check`)"
             raise InputError(f"model {model_id!r}: the released archive would be {report['bytes'] / 1e6:.1f} MB, "
-                             f"over the {max_bytes / 1e6:.0f} MB limit{advice}")
+                             f"over the {max_bytes / 2 ** 20:.0f} MiB ({max_bytes / 1e6:.1f} MB) limit{advice}")
         total = folder_bytes(os.path.dirname(target)) - previous  # the scratch copy is counted once
         if total > folder_max_bytes:
             raise InputError(f"models/ would hold {total / 1e6:.1f} MB with {model_id}, over its "
-                             f"{folder_max_bytes / 1e6:.0f} MB budget: release fewer or smaller archives")
+                             f"{folder_max_bytes / 2 ** 20:.0f} MiB ({folder_max_bytes / 1e6:.1f} MB) budget: release fewer or smaller archives")
         os.replace(scratch, target)
     finally:
         if os.path.exists(scratch):

@@ -130,9 +130,9 @@ def test_release_refuses_what_is_not_a_finished_training_or_over_budget(reposito
     with pytest.raises(InputError, match="stopped training's best epoch so far"):
         pretrained.install("tiny")
     archive = finished_copy(tiny_archive, tmp_path / "run")
-    with pytest.raises(InputError, match=r"over the 0 MB limit \(try --float16"):
+    with pytest.raises(InputError, match=r"over the 0 MiB \(0.0 MB\) limit \(try --float16"):
         release("tiny", str(archive), max_bytes=1000)
-    with pytest.raises(InputError, match="models/ would hold .* over its 0 MB budget"):
+    with pytest.raises(InputError, match=r"models/ would hold .* over its 0 MiB \(0.0 MB\) budget"):
         release("tiny", str(archive), folder_max_bytes=1000)
     assert not list((repository / "models").glob("*"))  # nothing left behind
 

@@ -355,7 +355,8 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
         if size > max_bytes:
             finished_run = os.path.isfile(os.path.join(path, "metrics.json"))
             advice = "" if float16 or kind != "training" or finished_run else "; try --float16"
-            raise SnapshotTooLarge(f"{path}: its snapshot would be {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit",
+            raise SnapshotTooLarge(f"{path}: its snapshot would be {size / 1e6:.1f} MB, over the {max_bytes / 2 ** 20:.0f} MiB "
+                                   f"({max_bytes / 1e6:.1f} MB) limit",
                                    advice)
         os.replace(candidate, tarball)
     record = {

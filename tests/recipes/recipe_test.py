@@ -216,11 +216,11 @@ def test_recipe_snapshot_saves_in_float16_what_is_over_the_limit_in_full(tmp_pat
     with caplog.at_level("WARNING"):
         [record] = snapshot_under_way(recipe, str(tmp_path / "s"))
     assert record["float16"] and record["size"] < full["size"]
-    assert "MB limit; saved in half precision instead" in caplog.text and "try --float16" not in caplog.text
+    assert "MB) limit; saved in half precision instead" in caplog.text and "try --float16" not in caplog.text
     # a finished training over the limit is not rounded: named, after the others are saved
     shutil.copytree(tiny_archive.parent, runs / "tiny" / "second_s1")  # finished; the study after it has not run
     monkeypatch.setattr(snapshot, "MAX_BYTES", 1000)
-    with pytest.raises(InputError, match=r"second_s1: its snapshot would be .* MB limit \(saved: nothing\)$"):
+    with pytest.raises(InputError, match=r"second_s1: its snapshot would be .* MB\) limit \(saved: nothing\)$"):
         snapshot_under_way(recipe, str(tmp_path / "s3"))
 
 

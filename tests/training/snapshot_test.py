@@ -207,7 +207,7 @@ def test_refusals(straight, tmp_path):
     with pytest.raises(InputFileNotFound, match="no such training folder"):
         snapshot.save(str(tmp_path / "nowhere"), folder=str(tmp_path / "s"))
     run = stopped_copy(straight, tmp_path)
-    with pytest.raises(InputError, match="over the 0 MB limit; try --float16"):
+    with pytest.raises(InputError, match=r"over the 0 MiB \(0.0 MB\) limit; try --float16"):
         snapshot.save(str(run), folder=str(tmp_path / "s"), max_bytes=1000)
     assert not list((tmp_path / "s").glob("*.tar.gz"))  # nothing left behind
     record = snapshot.save(str(run), folder=str(tmp_path / "s"))
