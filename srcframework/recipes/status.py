@@ -34,6 +34,7 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "", train_
             curve = read_training_curve(step.folder)
             table = markdown_table(curve, default_metrics([curve]))
             lines.extend("      " + row for row in table.splitlines())
+            lines.append("      " + _snapshot_line(recipe, step))
     for step in recipe.steps:
         if step.card:
             where = installed_path(step.card)
@@ -44,6 +45,22 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "", train_
             shown = f"{found} {place}" if found in ("released", "built", "hosted") else "not installed"
             lines.append(f"  card {step.card}: {shown}")
     return lines
+
+
+def _snapshot_line(recipe: Recipe, step) -> str:
+    """Whether the repository's snapshots carry a training under way as far as this folder has it."""
+    from srcframework.common.training_runs import epochs_done
+    from srcframework.training import snapshot
+
+    record, done = snapshot.find(step.folder), epochs_done(step.folder)
+    if record is None:
+        return (f"no snapshot in models/snapshots: a machine without {step.folder} starts it over "
+                f"(`allennlp recipe snapshot {recipe.name}` saves one where the models folder has room)")
+    half = ", half precision" if record.get("float16") else ""
+    if record.get("epoch", 0) < done:
+        return (f"snapshot in models/snapshots: after epoch {record.get('epoch')}{half}, of the {done} done here "
+                f"(`allennlp recipe snapshot {recipe.name}` saves the newer)")
+    return f"snapshot in models/snapshots: after epoch {record.get('epoch')}{half}, as far as here"
 
 
 def under_way(recipe: Recipe, runs: str = "runs", overrides: str = "", train_released: bool = False) -> List[str]:

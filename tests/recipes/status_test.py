@@ -20,7 +20,10 @@ def stopped_after_first_epoch(tiny_archive, folder):
 
 
 def test_a_stopped_training_is_to_resume_with_its_curve(tiny_archive, tmp_path, monkeypatch):
+    from srcframework.training import snapshot
+
     monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "models"))
+    monkeypatch.setattr(snapshot, "default_folder", lambda: str(tmp_path / "snapshots"))
     runs = tmp_path / "runs"
     first = stopped_after_first_epoch(tiny_archive, runs / "tiny" / "first")
     recipe = load_recipe(TINY, runs=str(runs))
@@ -30,9 +33,18 @@ def test_a_stopped_training_is_to_resume_with_its_curve(tiny_archive, tmp_path, 
     assert curve[0] == f"      **{first}** (best epoch on validation_f1: 0)"
     assert curve[2].split() == ["|", "epoch", "|", "training_loss", "|", "validation_loss", "|", "validation_f1", "|",
                                 "training", "time", "|"]
-    assert len(curve) == 5 and curve[4].startswith("      | 0 (best) | ")  # one row: the one epoch done
+    assert len(curve) == 6 and curve[4].startswith("      | 0 (best) | ")  # one row: the one epoch done
+    # whether the repository carries it to the next machine
+    assert curve[5] == (f"      no snapshot in models/snapshots: a machine without {first} starts it over "
+                        "(`allennlp recipe snapshot tiny` saves one where the models folder has room)")
     assert lines[-1] == "  card bidaf-cpu-scale: not installed"
     assert under_way(recipe) == [str(first)]
+    snapshot.save(str(first), float16=True)
+    assert status_lines(recipe, str(runs))[7] == "      snapshot in models/snapshots: after epoch 1, half precision, as far as here"
+    shutil.copy(tiny_archive.parent / "model_state_e2_b0.th", first)  # a later epoch done here
+    shutil.copy(tiny_archive.parent / "training_state_e2_b0.th", first)
+    assert status_lines(recipe, str(runs))[7].startswith("      snapshot in models/snapshots: after epoch 1, half "
+                                                          "precision, of the 2 done here")
 
 
 def test_an_installed_card_is_named_with_its_path(tiny_archive, tmp_path, install_tiny):
