@@ -30,7 +30,8 @@ class SpanQAPredictor(Predictor):
 
     model : `Model`
     dataset_reader : `DatasetReader`
-        Must offer `text_to_instance(question, context, question_id=...)`, as `squad_v1` does.
+        Must offer `text_to_instance(question, context, question_id=...)`, as `squad_v1` does, or
+        `text_to_instance(audio, context, question_id=..., question=...)`, as `squad_src` does.
     official_predictions_file : `str`, optional
         Also write the official SQuAD predictions format `{qid: answer}` to this file, once every
         question is answered: atomically (a temporary file in the same folder, then `os.replace`),
@@ -67,19 +68,23 @@ class SpanQAPredictor(Predictor):
         from srcframework.data.dataset_readers.squad_src import SquadSrcReader
 
         spoken = isinstance(self._dataset_reader, SquadSrcReader)
+        if "audio" in json_dict and not spoken:
+            raise ValueError("this model reads typed questions: give the question as 'question', not 'audio'")
         wanted = ("context", "audio") if spoken else ("context", "question")
         for key in wanted:
             if not isinstance(json_dict.get(key), str) or not json_dict[key].strip():
                 what = "this model hears its questions: give an audio file as" if key == "audio" else "each input line needs"
                 raise ValueError(f"{what} a non-empty string {key!r}; got keys {sorted(json_dict)}")
-        if "audio" in json_dict and not spoken:
-            raise ValueError("this model reads typed questions: give the question as 'question', not 'audio'")
         if spoken:
             if not os.path.isfile(json_dict["audio"]):
                 raise ValueError(f"audio file {json_dict['audio']!r} not found")
-            return self._dataset_reader.text_to_instance(
+            instance = self._dataset_reader.text_to_instance(
                 json_dict["audio"], json_dict["context"], question_id=json_dict.get("id"), question=json_dict.get("question")
             )
+            if instance is None:
+                raise ValueError(f"the reader skips {json_dict['audio']!r}: longer than its audio indexer takes, with "
+                                 "overflow 'skip'")
+            return instance
         return self._dataset_reader.text_to_instance(
             json_dict["question"], json_dict["context"], question_id=json_dict.get("id")
         )

@@ -57,10 +57,11 @@ def _snapshot_line(recipe: Recipe, step) -> str:
         return (f"no snapshot in models/snapshots: a machine without {step.folder} starts it over "
                 f"(`allennlp recipe snapshot {recipe.name}` saves one where the models folder has room)")
     half = ", half precision" if record.get("float16") else ""
+    epochs = f"{record.get('epoch')} epoch{'' if record.get('epoch') == 1 else 's'}"
     if record.get("epoch", 0) < done:
-        return (f"snapshot in models/snapshots: after epoch {record.get('epoch')}{half}, of the {done} done here "
+        return (f"snapshot in models/snapshots: after {epochs}{half}, of the {done} done here "
                 f"(`allennlp recipe snapshot {recipe.name}` saves the newer)")
-    return f"snapshot in models/snapshots: after epoch {record.get('epoch')}{half}, as far as here"
+    return f"snapshot in models/snapshots: after {epochs}{half}, as far as here"
 
 
 def under_way(recipe: Recipe, runs: str = "runs", overrides: str = "", train_released: bool = False) -> List[str]:

@@ -24,8 +24,9 @@ def test_bad_input_line_is_a_clear_error(tiny_archive):
     predictor = Predictor.from_path(tiny_archive, "span_qa")
     with pytest.raises(ValueError, match="non-empty string 'question'"):
         predictor.predict_json({"context": "Some text."})
-    with pytest.raises(ValueError, match="this model reads typed questions: give the question as 'question', not 'audio'"):
-        predictor.predict_json({"context": "Some text.", "question": "What?", "audio": "q.wav"})
+    for line in ({"context": "Some text.", "question": "What?", "audio": "q.wav"}, {"context": "Some text.", "audio": "q.wav"}):
+        with pytest.raises(ValueError, match="this model reads typed questions: give the question as 'question', not 'audio'"):
+            predictor.predict_json(line)
 
 
 def test_a_model_that_hears_its_questions_takes_an_audio_file(tiny_archive, tmp_path):

@@ -40,10 +40,10 @@ def test_a_stopped_training_is_to_resume_with_its_curve(tiny_archive, tmp_path, 
     assert lines[-1] == "  card bidaf-cpu-scale: not installed"
     assert under_way(recipe) == [str(first)]
     snapshot.save(str(first), float16=True)
-    assert status_lines(recipe, str(runs))[7] == "      snapshot in models/snapshots: after epoch 1, half precision, as far as here"
+    assert status_lines(recipe, str(runs))[7] == "      snapshot in models/snapshots: after 1 epoch, half precision, as far as here"
     shutil.copy(tiny_archive.parent / "model_state_e2_b0.th", first)  # a later epoch done here
     shutil.copy(tiny_archive.parent / "training_state_e2_b0.th", first)
-    assert status_lines(recipe, str(runs))[7].startswith("      snapshot in models/snapshots: after epoch 1, half "
+    assert status_lines(recipe, str(runs))[7].startswith("      snapshot in models/snapshots: after 1 epoch, half "
                                                           "precision, of the 2 done here")
 
 
