@@ -172,9 +172,10 @@ def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: st
         for record in behind:
             if release.folder_bytes() <= release.FOLDER_MAX_BYTES:
                 break
-            logger.warning("%s holds %.1f MB, over its %.1f MB limit: %s (epoch %d) left out; a machine without %s "
-                           "starts it over from its first epoch", release.models_dir(), release.folder_bytes() / 1e6,
-                           release.FOLDER_MAX_BYTES / 1e6, record["name"], record["epoch"], record["source"])
+            logger.warning("%s holds %.1f MB, over its %.1f MB limit: %s (after %d epoch%s) left out; a machine "
+                           "without %s starts it over from its first epoch", release.models_dir(),
+                           release.folder_bytes() / 1e6, release.FOLDER_MAX_BYTES / 1e6, record["name"], record["epoch"],
+                           "" if record["epoch"] == 1 else "s", record["source"])
             snapshot.remove(paths[record["name"]])
             records.remove(record)
         if release.folder_bytes() > release.FOLDER_MAX_BYTES:

@@ -282,7 +282,7 @@ def test_recipe_snapshot_leaves_out_the_least_advanced_training_when_half_precis
         records = snapshot_under_way(load_recipe(TINY, runs=str(runs)))
     assert [(record["name"], record["epoch"], record["float16"]) for record in records] == [("tiny--first", 2, True)]
     assert snapshot.find(str(second)) is None and release.folder_bytes() <= release.FOLDER_MAX_BYTES
-    assert "tiny--second_s1 (epoch 1) left out; a machine without" in caplog.text
+    assert "tiny--second_s1 (after 1 epoch) left out; a machine without" in caplog.text
     assert "remove or release" not in caplog.text
     # a finished training is never left out, even with fewer epochs than one under way
     (first / "metrics.json").write_text(json.dumps({"epoch": 0}))
@@ -293,4 +293,4 @@ def test_recipe_snapshot_leaves_out_the_least_advanced_training_when_half_precis
     with caplog.at_level("WARNING"):
         records = snapshot_under_way(load_recipe(TINY, runs=str(runs)))
     assert [(record["name"], record.get("finished", False)) for record in records] == [("tiny--first", True)]
-    assert "tiny--second_s1 (epoch 1) left out" in caplog.text and "tiny--first (epoch" not in caplog.text
+    assert "tiny--second_s1 (after 1 epoch) left out" in caplog.text and "tiny--first (after" not in caplog.text
