@@ -32,7 +32,7 @@ import torch
 
 from srcframework import pretrained
 from srcframework.common.errors import InputError, InputFileNotFound
-from srcframework.common.files import atomic_output, file_sha256
+from srcframework.common.files import atomic_output, file_sha256, size_limit_text
 from srcframework.models.archived_encoders import archived_members
 from srcframework.training import snapshot
 
@@ -168,11 +168,11 @@ def release(model_id: str, archive: Optional[str] = None, float16: bool = False,
         if report["bytes"] > max_bytes:
             advice = "" if float16 else " (try --float16, checked with `allennlp models release ... --check`)"
             raise InputError(f"model {model_id!r}: the released archive would be {report['bytes'] / 1e6:.1f} MB, "
-                             f"over the {max_bytes / 2 ** 20:.0f} MiB ({max_bytes / 1e6:.1f} MB) limit{advice}")
+                             f"over the {size_limit_text(max_bytes)} limit{advice}")
         total = folder_bytes(os.path.dirname(target)) - previous  # the scratch copy is counted once
         if total > folder_max_bytes:
             raise InputError(f"models/ would hold {total / 1e6:.1f} MB with {model_id}, over its "
-                             f"{folder_max_bytes / 2 ** 20:.0f} MiB ({folder_max_bytes / 1e6:.1f} MB) budget: release fewer or smaller archives")
+                             f"{size_limit_text(folder_max_bytes)} budget: release fewer or smaller archives")
         os.replace(scratch, target)
     finally:
         if os.path.exists(scratch):

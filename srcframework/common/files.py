@@ -72,6 +72,11 @@ def write_lines_atomic(path: str, rows: Iterable[dict]) -> None:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
+def size_limit_text(limit: int) -> str:
+    """A byte limit as the docs name it, in MiB, with its MB: `20 MiB (21.0 MB)`."""
+    return f"{limit / 2 ** 20:.0f} MiB ({limit / 1e6:.1f} MB)"
+
+
 def file_sha256(path: str) -> str:
     """The sha256 hex digest of a file's bytes, read a megabyte at a time."""
     digest = hashlib.sha256()

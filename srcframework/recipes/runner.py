@@ -27,7 +27,8 @@ from srcframework.common.training_runs import finished
 from srcframework.recipes.from_release import restore_from_release
 from srcframework.recipes.jobs import RecipeJob
 from srcframework.recipes.recipe import Recipe, Step
-from srcframework.recipes.state import FINISHED, RESUME, STALE, TO_RUN, StepState, StepStates, stamp_path, stamp_step, step_environment
+from srcframework.recipes.state import (FINISHED, RESUME, STALE, TO_RUN, StepState, StepStates, running_note, stamp_path,
+                                        stamp_step, step_environment)
 
 
 def say(text: str) -> None:
@@ -72,15 +73,11 @@ def plan(recipe: Recipe, names: List[str], states: StepStates, until: Optional[s
     return list(planned.values())
 
 
-def describe(planned: List[Planned], running=None) -> List[str]:
-    """One line a planned step; `running(step)`, where given, names the process that runs a step
-    now (a step running elsewhere would stop this run)."""
+def describe(planned: List[Planned], note=lambda step: "") -> List[str]:
+    """One line a planned step, with `note(step)` after it (`running_note`: a step running elsewhere
+    would stop this run)."""
     width = max((len(item.state.step.name) for item in planned), default=0)
-    lines = []
-    for item in planned:
-        holder = running(item.state.step) if running else None
-        lines.append(f"{item.state.step.name:<{width}}  {item.line()}" + (f"  (running: {holder})" if holder else ""))
-    return lines
+    return [f"{item.state.step.name:<{width}}  {item.line()}{note(item.state.step)}" for item in planned]
 
 
 @contextlib.contextmanager
@@ -249,9 +246,7 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
     states = StepStates(recipe, runs, overrides, releases=not train_released)
     planned = plan(recipe, names, states, until)
     if dry_run:
-        from srcframework.common.journal import lock_holder
-
-        for line in describe(planned, lambda step: lock_holder(stamp_path(recipe, runs, step))):
+        for line in describe(planned, lambda step: running_note(recipe, runs, step)):
             print(line)
         return planned
     for item in planned:

@@ -48,6 +48,14 @@ def stamp_path(recipe: Recipe, runs: str, step: Step) -> str:
     return os.path.join(state_folder(recipe, runs), f"{step.name}.json")
 
 
+def running_note(recipe: Recipe, runs: str, step: Step) -> str:
+    """`  (running: PROCESS)` where another process runs `step` now (it holds the step's lock), else ''."""
+    from srcframework.common.journal import lock_holder
+
+    holder = lock_holder(stamp_path(recipe, runs, step))
+    return f"  (running: {holder})" if holder else ""
+
+
 def read_stamp(path: str) -> Optional[dict]:
     if not os.path.isfile(path):
         return None

@@ -9,7 +9,7 @@ from typing import List, Optional
 from srcframework.common.errors import InputError
 from srcframework.common.training_runs import finished
 from srcframework.recipes.recipe import Recipe
-from srcframework.recipes.state import RESUME, STALE, StepStates, stamp_path
+from srcframework.recipes.state import RESUME, STALE, StepStates, running_note
 
 logger = logging.getLogger(__name__)
 
@@ -18,7 +18,6 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "", train_
     """One line a step (`NAME  STATUS  why`), the learning curve of each training under way and
     where each card the recipe installs stands; judged as `allennlp recipe run` with `overrides`
     and `train_released` judges them."""
-    from srcframework.common.journal import lock_holder
     from srcframework.pretrained import archive_status, installed_path, model_card
     from srcframework.reports.training_curve import default_metrics, markdown_table, read_training_curve
 
@@ -27,8 +26,7 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "", train_
     lines = [f"recipe {recipe.name}: {recipe.description}".rstrip(": ")]
     for step in recipe.steps:
         state = states.state(step)
-        running = lock_holder(stamp_path(recipe, runs, step))
-        note = f"  (running: {running})" if running else ("  (optional: runs when named)" if step.optional else "")
+        note = running_note(recipe, runs, step) or ("  (optional: runs when named)" if step.optional else "")
         lines.append(f"  {step.name:<{width}}  {state.line()}{note}")
         if state.status == RESUME:
             curve = read_training_curve(step.folder)

@@ -20,13 +20,18 @@ RECORD_NAME = "training_record.json"
 SUMMARY_KEYS = ("checkpoint", "epoch", "epochs", "instances", "updates")
 
 
+def _files(tar: tarfile.TarFile) -> dict:
+    """The files of an archive by name (without a leading `./`)."""
+    return {m.name.lstrip("./"): m for m in tar.getmembers() if m.isfile()}
+
+
 def read_training_record(archive: str) -> Optional[dict]:
     """The summary of an archive's training record (`SUMMARY_KEYS` and `vocabulary`, the size of
     each namespace; `random_seed` where the archive's config.json sets it), or None where the
     archive has none (an older archive, or a model folder)."""
     try:
         with tarfile.open(archive) as tar:
-            members = {m.name.lstrip("./"): m for m in tar.getmembers() if m.isfile()}
+            members = _files(tar)
             if RECORD_NAME not in members:
                 return None
             record = json.load(tar.extractfile(members[RECORD_NAME]))
@@ -56,7 +61,7 @@ def read_random_seed(archive: str) -> Optional[int]:
                 config = json.load(handle)
         else:
             with tarfile.open(archive) as tar:
-                members = {m.name.lstrip("./"): m for m in tar.getmembers() if m.isfile()}
+                members = _files(tar)
                 if "config.json" not in members:
                     return None
                 config = json.load(tar.extractfile(members["config.json"]))

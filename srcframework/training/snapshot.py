@@ -57,7 +57,7 @@ from typing import Dict, Iterable, List, Optional
 import torch
 
 from srcframework.common.errors import InputError, InputFileNotFound
-from srcframework.common.files import atomic_output, file_sha256, read_json, write_json_atomic
+from srcframework.common.files import atomic_output, file_sha256, read_json, size_limit_text, write_json_atomic
 from srcframework.common.journal import lock_holder
 
 logger = logging.getLogger(__name__)
@@ -355,8 +355,7 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
         if size > max_bytes:
             finished_run = os.path.isfile(os.path.join(path, "metrics.json"))
             advice = "" if float16 or kind != "training" or finished_run else "; try --float16"
-            raise SnapshotTooLarge(f"{path}: its snapshot would be {size / 1e6:.1f} MB, over the {max_bytes / 2 ** 20:.0f} MiB "
-                                   f"({max_bytes / 1e6:.1f} MB) limit",
+            raise SnapshotTooLarge(f"{path}: its snapshot would be {size / 1e6:.1f} MB, over the {size_limit_text(max_bytes)} limit",
                                    advice)
         os.replace(candidate, tarball)
     record = {

@@ -83,14 +83,6 @@ def checkpoint_state_dict(model_name: str) -> Dict[str, torch.Tensor]:
     raise ConfigurationError(f"{model_name!r} holds no weights (looked for {', '.join(WEIGHT_FILES)})")
 
 
-def build_speecht5_encoder(model_class, model_name: str):
-    """A `model_class` SpeechT5 encoder of the config in `model_name`, its weights at their initial
-    values (for a trained model whose archive holds them)."""
-    model = model_class(pretrained_config(model_name, "speecht5"))
-    model.config.name_or_path = model_name
-    return model
-
-
 def load_speecht5_encoder(model_class, model_name: str, prenet_key: str, fallbacks: Optional[Dict[str, List[str]]] = None):
     """
     A `SpeechT5EncoderWithSpeechPrenet` or `SpeechT5EncoderWithTextPrenet` (`model_class`) with

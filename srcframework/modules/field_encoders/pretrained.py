@@ -50,7 +50,11 @@ class PretrainedFieldEncoder(FieldEncoder):
         load_weights: bool = True,
     ) -> None:
         super().__init__()
-        model = self.load_model(model_name) if load_weights else self.build_model(model_name)
+        if load_weights:
+            model = self.load_model(model_name)
+        else:
+            model = self.build_model(model_name)
+            model.config.name_or_path = model_name
         transformer = self.transformer(model)
         transformer.layers = truncate_layers(transformer.layers, num_layers)
         self.model = model

@@ -1,6 +1,6 @@
 import torch
 
-from srcframework.modules.field_encoders.checkpoints import build_speecht5_encoder, load_speecht5_encoder
+from srcframework.modules.field_encoders.checkpoints import load_speecht5_encoder, pretrained_config
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.modules.field_encoders.pretrained_audio import PretrainedAudioEncoder
 
@@ -44,7 +44,7 @@ class SpeechT5AudioEncoder(PretrainedAudioEncoder):
     def build_model(cls, model_name: str) -> torch.nn.Module:
         from transformers.models.speecht5.modeling_speecht5 import SpeechT5EncoderWithSpeechPrenet
 
-        return build_speecht5_encoder(SpeechT5EncoderWithSpeechPrenet, model_name)
+        return SpeechT5EncoderWithSpeechPrenet(pretrained_config(model_name, "speecht5"))
 
     @staticmethod
     def load_model(model_name: str) -> torch.nn.Module:

@@ -3,7 +3,7 @@ from typing import Dict, Optional, Tuple
 import torch
 from allennlp.data import TextFieldTensors
 
-from srcframework.modules.field_encoders.checkpoints import build_speecht5_encoder, load_speecht5_encoder
+from srcframework.modules.field_encoders.checkpoints import load_speecht5_encoder, pretrained_config
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 from srcframework.modules.field_encoders.pretrained import PretrainedFieldEncoder
 
@@ -46,7 +46,7 @@ class SpeechT5TextEncoder(PretrainedFieldEncoder):
     def build_model(cls, model_name: str) -> torch.nn.Module:
         from transformers.models.speecht5.modeling_speecht5 import SpeechT5EncoderWithTextPrenet
 
-        return build_speecht5_encoder(SpeechT5EncoderWithTextPrenet, model_name)
+        return SpeechT5EncoderWithTextPrenet(pretrained_config(model_name, "speecht5"))
 
     @staticmethod
     def load_model(model_name: str) -> torch.nn.Module:

@@ -45,9 +45,7 @@ class Wav2Vec2AudioEncoder(PretrainedAudioEncoder):
     def build_model(cls, model_name: str) -> torch.nn.Module:
         from transformers import Wav2Vec2Model
 
-        model = Wav2Vec2Model(cls._config(model_name))
-        model.config.name_or_path = model_name
-        return model
+        return Wav2Vec2Model(cls._config(model_name))
 
     @staticmethod
     def _config(model_name: str):
