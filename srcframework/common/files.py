@@ -93,7 +93,8 @@ def text_sha256(text: str) -> str:
 
 def path_fingerprint(path: str) -> str:
     """The sha256 of a file's bytes; for a folder (a model folder can hold gigabytes), the sha256
-    of its files' relative paths, sizes and modification times, prefixed with `dir:`."""
+    of its files' relative paths, sizes and modification times, prefixed with `dir:` (a file gone
+    while the folder is read, such as the temporary file of a process writing there, is not in it)."""
     if not os.path.isdir(path):
         return file_sha256(path)
     digest = hashlib.sha256()
@@ -101,7 +102,10 @@ def path_fingerprint(path: str) -> str:
         dirs.sort()
         for name in sorted(files):
             full = os.path.join(root, name)
-            stat = os.stat(full)
+            try:
+                stat = os.stat(full)
+            except FileNotFoundError:  # a file another process is writing was renamed or removed meanwhile
+                continue
             digest.update(f"{os.path.relpath(full, path)}\t{stat.st_size}\t{stat.st_mtime_ns}\n".encode("utf-8"))
     return "dir:" + digest.hexdigest()
 

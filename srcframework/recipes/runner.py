@@ -58,12 +58,22 @@ def selected(recipe: Recipe, names: List[str], until: Optional[str] = None) -> L
 
 
 def plan(recipe: Recipe, names: List[str], states: StepStates, until: Optional[str] = None) -> List[Planned]:
-    """What `run_recipe` does with each step it picks, in order; a need that is not picked and not
-    finished is an `InputError` that says which step to run first."""
+    """What `run_recipe` does with each step it picks, in order, leaving out the trainings that only
+    trainings put back from their released archives need (`not_needed`); a need that is not picked
+    and not finished is an `InputError` that says which step to run first (none for a training put
+    back from its release, which reads no other step)."""
     picked = selected(recipe, names, until)
+    wanted = set(recipe.select(names)) if names else set()
+    if until:
+        wanted |= set(recipe.select([until]))
+    skipped = not_needed(recipe, picked, states, wanted)
+    picked = [name for name in picked if name not in skipped]
     planned: Dict[str, Planned] = {}
     for name in picked:
         step = recipe.step(name)
+        if _put_back(states, step):
+            planned[name] = Planned(states.state(step))
+            continue
         for need in step.needs:
             if need not in picked and states.state(recipe.step(need)).status not in (FINISHED, STALE):
                 raise InputError(f"recipe {recipe.name}: {name} needs {need}, which has not finished; run "
@@ -71,6 +81,44 @@ def plan(recipe: Recipe, names: List[str], states: StepStates, until: Optional[s
         after = next((need for need in step.needs if need in planned and planned[need].runs), None)
         planned[name] = Planned(states.state(step), after)
     return list(planned.values())
+
+
+def _put_back(states: StepStates, step: Step) -> bool:
+    """Whether the run puts a training back from its card's released archive rather than train it."""
+    return step.is_training and states.state(step).status == TO_RUN and states.release(step)[0] is not None
+
+
+def not_needed(recipe: Recipe, picked: List[str], states: StepStates, wanted=frozenset()) -> Dict[str, str]:
+    """The trainings of `picked` that no step needs but through trainings put back
+    from their released archives (a first stage whose second stage is released): name -> the
+    training put back that needs it. The steps `wanted` (named) and those nothing picked needs are
+    where the needs are followed from; steps other than trainings are always kept, as a training
+    after a released one may read their outputs."""
+    chosen = set(picked)
+    needed_by = {name: [other for other in picked if name in recipe.step(other).needs] for name in picked}
+    roots = [name for name in picked if name in wanted or not needed_by[name]]
+    reached, waiting = set(), list(roots)
+    while waiting:
+        name = waiting.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        if not _put_back(states, recipe.step(name)):
+            waiting.extend(need for need in recipe.step(name).needs if need in chosen)
+    # a step other than a training is kept, and so is all it needs
+    waiting = [name for name in picked if name not in reached and not recipe.step(name).is_training]
+    while waiting:
+        name = waiting.pop()
+        if name not in reached:
+            reached.add(name)
+            waiting.extend(need for need in recipe.step(name).needs if need in chosen)
+    skipped: Dict[str, str] = {}
+    for name in reversed(picked):
+        if name in reached:
+            continue
+        users = needed_by[name]  # trainings, each one put back or left out itself (then seen before)
+        skipped[name] = next((user for user in users if user in reached), None) or skipped[users[0]]
+    return skipped
 
 
 def describe(planned: List[Planned], note=lambda step: "") -> List[str]:
@@ -243,7 +291,7 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
     """
     if threads is not None and threads < 1:
         raise InputError(f"--threads must be at least 1, not {threads}")
-    states = StepStates(recipe, runs, overrides, releases=not train_released)
+    states = StepStates(recipe, runs, overrides, releases=not train_released, snapshots=snapshots)
     planned = plan(recipe, names, states, until)
     if dry_run:
         for line in describe(planned, lambda step: running_note(recipe, runs, step)):

@@ -133,8 +133,10 @@ class StepState:
 class StepStates:
     """The state of each step of a recipe, with fingerprints worked out once."""
 
-    def __init__(self, recipe: Recipe, runs: str = "runs", overrides: str = "", releases: bool = True) -> None:
+    def __init__(self, recipe: Recipe, runs: str = "runs", overrides: str = "", releases: bool = True,
+                 snapshots: Optional[str] = None) -> None:
         self.recipe = recipe
+        self.snapshots = snapshots  # where a training's snapshot is looked for (default: models/snapshots)
         self.runs = runs
         self.overrides = overrides
         self.releases = releases  # a training not started is put back from its card's released archive
@@ -217,7 +219,7 @@ class StepStates:
             return StepState(step, TO_RUN, f"the run will stop: {error}", fingerprint)
         if archive is not None:
             return StepState(step, TO_RUN, f"put back from its released archive {os.path.relpath(archive)}", fingerprint)
-        return StepState(step, TO_RUN, "not started", fingerprint)
+        return StepState(step, TO_RUN, _from_snapshot(step.folder, self.snapshots), fingerprint)
 
     def release(self, step: Step) -> Tuple[Optional[str], Optional[InputError]]:
         """The released archive the recipe would put `step` back from (its card's, with this
@@ -232,6 +234,19 @@ class StepStates:
             return released_archive(step, config), None
         except InputError as error:
             return None, error
+
+
+def _from_snapshot(folder: str, snapshots: Optional[str] = None) -> str:
+    """Why a training not started here will run: from the repository's snapshot of its folder
+    (finished, or under way), or from its first epoch."""
+    from srcframework.training import snapshot
+
+    record = snapshot.find(folder, snapshots)
+    if record is None or record.get("kind") != "training":
+        return "not started"
+    if record.get("finished"):
+        return f"not started here: put back from its snapshot in models/snapshots (finished, {record['epoch']} epochs)"
+    return f"not started here: goes on from its snapshot in models/snapshots (after {record['epoch']} epochs)"
 
 
 def config_difference(now: object, saved: object, key: str = "") -> Optional[str]:

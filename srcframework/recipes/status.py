@@ -21,10 +21,17 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "", train_
     from srcframework.pretrained import archive_status, installed_path, model_card
     from srcframework.reports.training_curve import default_metrics, markdown_table, read_training_curve
 
+    from srcframework.recipes.runner import not_needed
+
     states = StepStates(recipe, runs, overrides, releases=not train_released)
     width = max((len(step.name) for step in recipe.steps), default=0)
     lines = [f"recipe {recipe.name}: {recipe.description}".rstrip(": ")]
+    skipped = not_needed(recipe, recipe.select([]), states)
     for step in recipe.steps:
+        if step.name in skipped:
+            lines.append(f"  {step.name:<{width}}  not needed: {skipped[step.name]}, after it, is put back from its "
+                         "released archive")
+            continue
         state = states.state(step)
         note = running_note(recipe, runs, step) or ("  (optional: runs when named)" if step.optional else "")
         lines.append(f"  {step.name:<{width}}  {state.line()}{note}")

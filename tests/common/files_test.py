@@ -80,3 +80,18 @@ def test_read_json_gives_one_line_errors(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(InputError, match="not a UTF-8 text file"):
         read_json(str(binary))
+
+
+def test_a_folder_fingerprint_passes_over_a_file_gone_while_it_is_read(tmp_path, monkeypatch):
+    from srcframework.common import files
+
+    (tmp_path / "a.flac").write_bytes(b"1")
+    before = files.path_fingerprint(str(tmp_path))
+    real_walk = os.walk
+
+    def walk_with_a_vanished_file(path):  # a writer's temporary file listed, then renamed away
+        for root, dirs, names in real_walk(path):
+            yield root, dirs, names + [".a.flac.tmp"]
+
+    monkeypatch.setattr(files.os, "walk", walk_with_a_vanished_file)
+    assert files.path_fingerprint(str(tmp_path)) == before

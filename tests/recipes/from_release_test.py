@@ -129,6 +129,9 @@ def test_the_runner_puts_a_finished_training_back_from_its_snapshot(tmp_path, ti
     snapshot.save(str(runs / "one"), folder=str(tmp_path / "snapshots"))
     shutil.rmtree(runs / "one")
     recipe = load_recipe(str(recipe_folder), runs=str(runs))
+    assert StepStates(recipe, str(runs)).state(recipe.step("one")).why == "not started"
+    assert StepStates(recipe, str(runs), snapshots=str(tmp_path / "snapshots")).state(recipe.step("one")).why == (
+        "not started here: put back from its snapshot in models/snapshots (finished, 2 epochs)")
     with training_state_kept():  # an AllenNLP training in this process sets up logging for good
         run_recipe(recipe, ["one"], str(runs), snapshots=str(tmp_path / "snapshots"))
     out = capsys.readouterr().out
@@ -188,3 +191,38 @@ def test_recipe_snapshot_judges_a_released_training_as_the_run_would(tmp_path, m
     metrics = json.loads((first / "metrics.json").read_text())
     (first / "metrics.json").write_text(json.dumps(dict(metrics, restored_from="models/bidaf-quickstart.tar.gz")))
     assert under_way(recipe, runs, train_released=True) == []
+
+
+def test_a_first_stage_only_a_released_second_stage_needs_is_left_out(tmp_path, monkeypatch, tiny_archive):
+    from srcframework.recipes.recipe import load_recipe
+    from srcframework.recipes.runner import plan
+    from srcframework.recipes.state import StepStates
+    from srcframework.recipes.status import status_lines
+
+    release(tmp_path, monkeypatch, tiny_archive, "bidaf-quickstart")
+    folder = tmp_path / "stages"
+    folder.mkdir()
+    (folder / "recipe.jsonnet").write_text("""function(runs='runs') {
+  description: 'two stages, the second released',
+  trainings: {
+    one: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/one', depends_on: ['prepare'] },
+    two: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/two', card: 'bidaf-quickstart', depends_on: ['one'] },
+  },
+  steps: {
+    prepare: { command: ['python', '-c', 'pass'], outputs: [runs + '/prepared'] },
+    after: { needs: ['two'], command: ['python', '-c', 'pass'], outputs: [runs + '/after'] },
+  },
+}""")
+    runs = str(tmp_path / "runs")
+    recipe = load_recipe(str(folder), runs=runs)
+
+    def names(steps, **kwargs):
+        return [item.state.step.name for item in plan(recipe, steps, StepStates(recipe, runs, **kwargs))]
+
+    # the first stage is left out; a step other than a training is kept all the same
+    assert names([]) == ["prepare", "two", "after"]
+    assert names(["two"]) == ["two"]  # its first stage not finished is no error: it is not read
+    assert names(["prepare", "one", "two"]) == ["prepare", "one", "two"]  # named, it runs
+    assert names([], releases=False) == ["prepare", "one", "two", "after"]  # --train-released trains both
+    lines = status_lines(recipe, runs)
+    assert "  one      not needed: two, after it, is put back from its released archive" in lines
