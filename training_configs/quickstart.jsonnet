@@ -1,6 +1,6 @@
 // Quickstart: a small BiDAF on the project's embedded default data (srcframework/data/default),
-// which trains in a few minutes on a laptop CPU. `make demo` runs it:
-//   allennlp train training_configs/quickstart.jsonnet -s runs/quickstart
+// which trains in a few minutes on a laptop CPU. `make demo` runs it (into runs/quickstart); by hand:
+//   allennlp train training_configs/quickstart.jsonnet -s runs/my_quickstart
 // It validates on held-out articles of its training file (QUICKSTART_TRAIN, default
 // srcframework/data/default/train.json); dev.json there is the test set `make demo` scores.
 // Another SQuAD v1.1-format file, split the same way:
