@@ -1,6 +1,8 @@
 # Setup and test entry points. `make demo` installs everything and runs the main job;
 # `make test` runs the whole test suite (it installs first if needed).
 VENV ?= .venv
+# the interpreter the venv is made from (3.11: the pins are for it); `make PYTHON=python3.11 demo`
+PYTHON ?= python3
 PY := $(VENV)/bin/python
 ALLENNLP := $(VENV)/bin/allennlp
 STAMP := $(VENV)/.installed
@@ -18,7 +20,8 @@ PLUGIN_FILES := $(wildcard plugins/srcframework-phonetic/setup.py plugins/srcfra
 
 $(STAMP): setup.py requirements.txt requirements-bench.txt Makefile $(PLUGIN_FILES)
 	@bash scripts/install_system_deps.sh
-	test -x $(PY) || python3 -m venv $(VENV)
+	test -x $(PY) || $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11) and "$(PYTHON) is Python %d.%d; srcframework installs on 3.11: make PYTHON=python3.11 ..." % sys.version_info[:2])'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip wheel "setuptools<81"
 	$(PY) -m pip install -q -r requirements.txt
 	$(PY) -m pip install -q --no-deps allennlp==2.10.1
