@@ -23,7 +23,7 @@ from typing import Dict, Iterator, List, Optional
 from allennlp.common import Params
 
 from srcframework.common.errors import InputError
-from srcframework.common.training_runs import finished
+from srcframework.common.training_runs import final_metrics, finished
 from srcframework.recipes.from_release import restore_from_release
 from srcframework.recipes.jobs import RecipeJob
 from srcframework.recipes.recipe import Recipe, Step
@@ -84,8 +84,14 @@ def plan(recipe: Recipe, names: List[str], states: StepStates, until: Optional[s
 
 
 def _put_back(states: StepStates, step: Step) -> bool:
-    """Whether the run puts a training back from its card's released archive rather than train it."""
-    return step.is_training and states.state(step).status == TO_RUN and states.release(step)[0] is not None
+    """Whether a training comes from its card's released archive rather than from training: the run
+    puts it back, or has put it back."""
+    if not step.is_training:
+        return False
+    status = states.state(step).status
+    if status == FINISHED:
+        return states.releases and "restored_from" in final_metrics(step.folder)
+    return status == TO_RUN and states.release(step)[0] is not None
 
 
 def not_needed(recipe: Recipe, picked: List[str], states: StepStates, wanted=frozenset()) -> Dict[str, str]:
@@ -106,12 +112,8 @@ def not_needed(recipe: Recipe, picked: List[str], states: StepStates, wanted=fro
         if not _put_back(states, recipe.step(name)):
             waiting.extend(need for need in recipe.step(name).needs if need in chosen)
     # a step other than a training is kept, and so is all it needs
-    waiting = [name for name in picked if name not in reached and not recipe.step(name).is_training]
-    while waiting:
-        name = waiting.pop()
-        if name not in reached:
-            reached.add(name)
-            waiting.extend(need for need in recipe.step(name).needs if need in chosen)
+    kept = [name for name in picked if name not in reached and not recipe.step(name).is_training]
+    reached |= set(kept) | (recipe.needs_of(kept) & chosen)
     skipped: Dict[str, str] = {}
     for name in reversed(picked):
         if name in reached:

@@ -226,3 +226,8 @@ def test_a_first_stage_only_a_released_second_stage_needs_is_left_out(tmp_path, 
     assert names([], releases=False) == ["prepare", "one", "two", "after"]  # --train-released trains both
     lines = status_lines(recipe, runs)
     assert "  one      not needed: two, after it, is put back from its released archive" in lines
+    # once put back, the second stage still needs no first stage
+    from srcframework.recipes.runner import run_recipe
+
+    run_recipe(recipe, ["two"], runs)
+    assert names([]) == ["prepare", "two", "after"]
