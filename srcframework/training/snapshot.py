@@ -375,7 +375,11 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
         record["differs_from_uninterrupted"] = (
             "weights rounded to float16, optimizer moments to bfloat16" if float16 else "nothing (the full checkpoint pair)"
         )
-    write_json_atomic(os.path.join(folder, name + ".json"), record, indent=2)
+    record_path = os.path.join(folder, name + ".json")
+    earlier = read_json(record_path) if os.path.isfile(record_path) else None
+    if earlier is not None and {**earlier, "saved": record["saved"]} == record:
+        return earlier  # the same snapshot again: its record, and when it was first saved, stay
+    write_json_atomic(record_path, record, indent=2)
     return record
 
 

@@ -248,6 +248,23 @@ def test_same_state_same_bytes(straight, tmp_path):
     assert first["sha256"] == second["sha256"]
 
 
+def test_saving_the_same_snapshot_again_keeps_its_record(straight, tmp_path):
+    run = stopped_copy(straight, tmp_path)
+    folder = tmp_path / "s"
+    first = snapshot.save(str(run), folder=str(folder))
+    record_path = folder / (first["name"] + ".json")
+    record_path.write_text(record_path.read_text().replace(first["saved"], "2026-01-01T00:00:00+00:00"))
+    again = snapshot.save(str(run), folder=str(folder))
+    assert again["saved"] == "2026-01-01T00:00:00+00:00"
+    assert json.loads(record_path.read_text())["saved"] == "2026-01-01T00:00:00+00:00"
+    shutil.copyfile(straight / "model_state_e2_b0.th", run / "model_state_e2_b0.th")
+    shutil.copyfile(straight / "training_state_e2_b0.th", run / "training_state_e2_b0.th")
+    shutil.copyfile(straight / "metrics_epoch_1.json", run / "metrics_epoch_1.json")
+    later = snapshot.save(str(run), folder=str(folder))
+    assert later["epoch"] == first["epoch"] + 1 and later["saved"] != "2026-01-01T00:00:00+00:00"
+    assert json.loads(record_path.read_text())["epoch"] == later["epoch"]
+
+
 def test_an_earlier_best_epoch_travels_with_the_snapshot(straight, glove_file, tmp_path):
     run = stopped_after_epoch_2(straight, tmp_path)
     record = snapshot.save(str(run), folder=str(tmp_path / "s"))
