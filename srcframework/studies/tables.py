@@ -417,7 +417,10 @@ def _groups_table(results: dict, key: str, name: str, title: str, with_range: bo
         rows.append(row)
     header = ["Model", "Test set"] + values + (["F1 range"] if with_range else [])
     notes = [RANGE_NOTES[key] + "; its interval redraws the pair's resamples (the same draws as its F1 interval) "
-             "and takes the best and the worst group's F1 within each."] if with_range else []
+             "and takes the best and the worst group's F1 within each. A resample's best group is "
+             "often not the range's best (and its worst not the worst), so resampled ranges run high: "
+             "where the groups differ little the interval can lie above the range itself. Read it as "
+             "how far resampling spreads the range, not as a test of a range above 0."] if with_range else []
     return Table(name, title, header, rows, 2, None, notes, counts)
 
 

@@ -218,6 +218,23 @@ def test_f1_range_interval_recomputes_each_country_in_the_paragraph_draws():
     assert two_seeds[0] <= two_seeds[1]
 
 
+def test_a_range_of_groups_that_do_not_differ_has_an_interval_above_it():
+    # what the tables' note warns of: the best and the worst of resampled groups spread apart, so
+    # the percentile interval of a range of 0 lies above 0
+    from srcframework.studies.significance import f1_range_interval
+
+    found = []
+    for index in range(40):
+        qid = f"q{index:02d}"
+        country = "US" if index < 20 else "UK"
+        found.append({"id": qid, "prediction": "yes" if index % 2 else "no", "answers": ["yes"],
+                      "groups": {"country": country}, "question": "Is it?", "original_question": None})
+    scores = pair_scores(found, "m", "spoken", "spoken.csv")
+    assert scores.f1[:20].mean() == scores.f1[20:].mean()  # the range itself is 0
+    low, high = f1_range_interval(scores, Resampler(500, 0, clusters={q: q for q in scores.ids}))
+    assert 0 < low < high
+
+
 def test_add_analysis_gives_the_f1_range_an_interval_and_the_cross_comparisons_a_family():
     from srcframework.reports.accent import accent_report
 
