@@ -142,7 +142,8 @@ FLOOR_INTERFACES = ("none", "blind")
 def headline(card: ModelCard) -> Tuple[str, str]:
     """`(clean F1, mean drop)` of the card's archive in its results file, as table cells: F1 on the
     typed (`clean`) set, and the mean of clean F1 minus F1 over the noisy sets (those with a
-    drop; question-blind floors left out). `-` for a figure the results lack (or a study that left
+    drop; question-blind floors left out). A model the study gave only spoken questions has no typed
+    set, and the cell says so. `-` for a figure the results lack (or a study that left
     the model out, or a card that names no results file: a model that answers no question, such as
     a recogniser); both `not run yet` where the results file is not there."""
     if not card.model_usage.results:
@@ -156,7 +157,10 @@ def headline(card: ModelCard) -> Tuple[str, str]:
         return "-", "-"
     clean = [row["f1"] for row in rows if row["interface"] == "clean"]
     drops = [row["f1_drop"] for row in rows if row["f1_drop"] is not None and row["interface"] not in FLOOR_INTERFACES]
-    return (f"{clean[0]:.1f}" if clean else "-"), (f"{sum(drops) / len(drops):.1f} ({len(drops)} sets)" if drops else "-")
+    drop = f"{sum(drops) / len(drops):.1f} ({len(drops)} sets)" if drops else "-"
+    if not clean and rows and all(row["interface"] == "speech" for row in rows):
+        return "no typed set (spoken questions: its card)", drop
+    return (f"{clean[0]:.1f}" if clean else "-"), drop
 
 
 def models_table(cards: Dict[str, ModelCard]) -> str:

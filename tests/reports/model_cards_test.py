@@ -144,6 +144,16 @@ def test_headline_figures_of_a_study_leave_out_question_blind_floors(cards, tmp_
     card["model_usage"]["results"] = str(metrics)
     (cards / "bidaf-noise-augmented.json").write_text(json.dumps(card))
     assert headline(model_card("bidaf-noise-augmented")) == ("62.3", "-")
+    spoken = study_results(["runs/robust_training/bidaf_augmented_s1/model.tar.gz", "b.tar.gz"])
+    spoken["test_sets"] = [{"name": "spoken_held_out", "interface": "speech"}]
+    spoken["pairs"] = [{"model": "bidaf_augmented", "set": "spoken_held_out", "interface": "speech", "questions": 1190,
+                        "em": 10.0, "f1": 17.0, "f1_drop": None,
+                        "seeds": [{"em": 10.0, "f1": 17.0, "f1_drop": None}, {"em": 11.0, "f1": 18.0, "f1_drop": None}]}]
+    results.write_text(json.dumps(spoken))
+    card["model_usage"]["results"] = str(results)
+    (cards / "bidaf-noise-augmented.json").write_text(json.dumps(card))
+    # a model of spoken questions only: no typed set, which the cell says rather than a bare "-"
+    assert headline(model_card("bidaf-noise-augmented")) == ("no typed set (spoken questions: its card)", "-")
     del card["model_usage"]["results"]  # a card with no results file (a recogniser): no figures to wait for
     (cards / "bidaf-noise-augmented.json").write_text(json.dumps(card))
     assert headline(model_card("bidaf-noise-augmented")) == ("-", "-")
