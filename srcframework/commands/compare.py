@@ -10,7 +10,6 @@ from allennlp.commands import Subcommand
 from srcframework.commands.noise import add_shard_argument
 from srcframework.common.paths import check_output_path
 from srcframework.studies.analysis import AnalysisOptions
-from srcframework.studies.markdown_into import markdown_into
 from srcframework.studies.runner import run_study
 from srcframework.studies.study import BOOTSTRAP_UNITS, load_study
 
@@ -98,6 +97,8 @@ def run(args: argparse.Namespace) -> dict:
     if not summary["assembled"]:
         logger.info("shard done; run `allennlp compare %s -o %s --merge` once every shard is", args.study, args.output_dir)
     elif args.markdown_into:
+        from srcframework.studies.markdown_into import markdown_into  # not at import: `python -m` runs that module
+
         name = markdown_into(os.path.join(args.output_dir, "results.json"), args.markdown_into, args.markdown_name)
         summary["markdown_into"] = f"{args.markdown_into} ({name})"
     print(json.dumps(summary))

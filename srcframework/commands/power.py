@@ -6,7 +6,6 @@ import json
 
 from allennlp.commands import Subcommand
 
-from srcframework.studies.markdown_into import load_results
 from srcframework.studies.pilot import OUTCOMES, pilot_figures, power_entry
 
 DESIGN_WORDS = {"independent": "independent arms", "paired": "seed-paired arms"}
@@ -44,6 +43,8 @@ class Power(Subcommand):
 
 
 def run(args: argparse.Namespace) -> None:
+    from srcframework.studies.markdown_into import load_results  # not at import: `python -m` runs that module
+
     results = load_results(args.pilot)
     figures = pilot_figures(results, args.outcome, args.model, args.group)
     entry = power_entry(figures, margin=args.margin, effect=args.effect, power=args.power, alpha=args.alpha,

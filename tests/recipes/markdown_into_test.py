@@ -80,3 +80,14 @@ def test_the_command_line_reports_errors_in_one_line(recipe, capsys):
     assert "no results block 'other'" in capsys.readouterr().err
     assert main(["results.json", "README.md"]) == 0
     assert "results block 'study' written from results.json" in capsys.readouterr().out
+
+
+def test_the_command_every_block_names_runs_without_a_warning():
+    # `python -m` warns where importing srcframework has already imported the module it runs
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "srcframework.studies.markdown_into", "--help"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "usage: python -m srcframework.studies.markdown_into" in done.stdout
+    assert "RuntimeWarning" not in done.stderr, done.stderr
