@@ -213,6 +213,9 @@ def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, thr
     os.makedirs(os.path.dirname(os.path.abspath(step.folder)), exist_ok=True)
     mode = f"--recover from epoch {state.epochs_done}" if recover else "-f"
     say(f"train {step.config} -> {step.folder} ({mode})")
+    if recover and state.epochs_done:
+        say(f"{step.name}: AllenNLP first reads the data of the {state.epochs_done} epoch(s) done again, without "
+            "training, to keep the batches' order (its log counts those epochs from 0)")
     with _environment({**recipe.env, **step.env}, threads or step.threads):
         train_model(Params(copy.deepcopy(states.config(step))), step.folder, recover=recover, force=not recover)
     if not finished(step.folder):

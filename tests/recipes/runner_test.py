@@ -126,6 +126,7 @@ def test_a_training_stopped_between_epochs_resumes_and_the_study_waits(tmp_path,
     assert ran.returncode == 0, ran.stderr[-3000:]
     assert "restored the snapshot" in ran.stdout
     assert "(--recover from epoch 1)" in ran.stdout and "second_s1" not in ran.stdout
+    assert "reads the data of the 1 epoch(s) done again, without training" in ran.stdout
     assert (first / "metrics.json").is_file() and (models / "bidaf-quickstart.tar.gz").is_file()
 
 
