@@ -5,8 +5,9 @@ vocabulary files. A study records it per archive, so a reader can see that a rob
 twin are matched (same updates, the same vocabulary token for token).
 
 Beside it, `read_validation_curve` reads the learning curve of the training that wrote an archive
-(the `metrics_epoch_N.json` AllenNLP leaves in the serialization folder, next to `model.tar.gz`),
-so that a study's results hold the curves a results page shows."""
+(the `metrics_epoch_N.json` AllenNLP leaves in the serialization folder, next to `model.tar.gz`,
+or else the record's own `validation_per_epoch`), so that a study's results hold the curves a
+results page shows."""
 import hashlib
 import json
 import os
@@ -77,20 +78,48 @@ PERCENT_SUFFIXES = ("_f1", "_em")
 def read_validation_curve(archive: str) -> Optional[dict]:
     """`{"metric", "values", "source"}`: the watched validation metric of each epoch of the training
     whose serialization folder holds `archive` (F1 and EM on the 0-100 scale of the study's other
-    figures; None for an epoch without it), or None where the folder holds no epoch's metrics
-    (an archive copied elsewhere, a model folder)."""
+    figures; None for an epoch without it). Where the folder holds no epoch's metrics (a released
+    archive put back, an archive copied elsewhere), the archive's own training record gives them
+    (`validation_per_epoch`); None where neither has them (a model folder, an older archive)."""
     folder = os.path.dirname(os.path.abspath(archive)) if os.path.isfile(archive) else archive
     try:
         curve = read_training_curve(folder)
     except (InputError, OSError):
-        return None
+        return _recorded_curve(archive)
     metric = curve.validation_metric or "validation_f1"
     values = curve.values(metric)
     if not any(value is not None for value in values):
-        return None
-    scale = 100.0 if metric.endswith(PERCENT_SUFFIXES) else 1.0
+        return _recorded_curve(archive)
     source = os.path.join(os.path.dirname(archive) if os.path.isfile(archive) else archive, "metrics_epoch_N.json")
-    return {"metric": metric, "values": [None if v is None else scale * v for v in values], "source": source}
+    return {"metric": metric, "values": _scaled(metric, values), "source": source}
+
+
+def _scaled(metric: str, values: list) -> list:
+    scale = 100.0 if metric.endswith(PERCENT_SUFFIXES) else 1.0
+    return [None if v is None else scale * v for v in values]
+
+
+def _recorded_curve(archive: str) -> Optional[dict]:
+    """The curve in the archive's training record (`validation_metric`, `validation_per_epoch` by
+    epoch from 1), or None."""
+    try:
+        with tarfile.open(archive) as tar:
+            members = _files(tar)
+            if RECORD_NAME not in members:
+                return None
+            record = json.load(tar.extractfile(members[RECORD_NAME]))
+    except (OSError, tarfile.TarError, ValueError):
+        return None
+    per_epoch = record.get("validation_per_epoch") or {}
+    names = record.get("validation_metric") or ["f1"]
+    if not isinstance(per_epoch, dict) or not per_epoch:
+        return None
+    epochs = max(int(epoch) for epoch in per_epoch)
+    values = [per_epoch.get(str(epoch)) for epoch in range(1, epochs + 1)]
+    metric = "validation_" + str(names[0]).lstrip("+-")
+    here = os.path.abspath(archive).startswith(os.getcwd() + os.sep)  # a path in the clone: as a page shows it
+    shown = os.path.relpath(archive) if here else archive
+    return {"metric": metric, "values": _scaled(metric, values), "source": f"{shown} ({RECORD_NAME})"}
 
 
 def matched(first: Optional[dict], second: Optional[dict]) -> Optional[bool]:

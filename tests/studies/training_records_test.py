@@ -85,3 +85,19 @@ def test_the_random_seed_of_an_archive_without_a_training_record(tmp_path):
     (folder / "config.json").write_text(json.dumps({"random_seed": 5}))
     assert read_random_seed(str(folder)) == 5
     assert read_random_seed(str(tmp_path / "missing.tar.gz")) is None
+
+
+def test_an_archive_without_its_run_folder_gives_the_curve_its_record_holds(tmp_path, monkeypatch):
+    from srcframework.studies.training_records import read_validation_curve
+
+    record = dict(RECORD, validation_metric=["f1"], validation_per_epoch={"1": 0.18, "3": 0.45, "2": 0.3})
+    curve = read_validation_curve(archive(tmp_path / "released.tar.gz", record))
+    assert curve["metric"] == "validation_f1" and curve["values"] == [18.0, 30.0, 45.0]
+    assert curve["source"].endswith("released.tar.gz (training_record.json)")
+    cer = read_validation_curve(archive(tmp_path / "ctc.tar.gz", dict(RECORD, validation_metric=["-cer"],
+                                                                         validation_per_epoch={"1": 0.59})))
+    assert cer["metric"] == "validation_cer" and cer["values"] == [0.59]  # not a percentage: as recorded
+    assert read_validation_curve(archive(tmp_path / "old.tar.gz", RECORD)) is None
+    monkeypatch.chdir(tmp_path)  # an archive under the working folder is named relative to it
+    assert read_validation_curve(str(tmp_path / "released.tar.gz"))["source"] == "released.tar.gz (training_record.json)"
+    assert read_validation_curve(archive(tmp_path / "bare.tar.gz")) is None
