@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import tarfile
-from typing import Optional
+from typing import Optional, Tuple
 
 from srcframework.common.errors import InputError
 from srcframework.reports.training_curve import read_training_curve
@@ -26,10 +26,9 @@ def _files(tar: tarfile.TarFile) -> dict:
     return {m.name.lstrip("./"): m for m in tar.getmembers() if m.isfile()}
 
 
-def read_training_record(archive: str) -> Optional[dict]:
-    """The summary of an archive's training record (`SUMMARY_KEYS` and `vocabulary`, the size of
-    each namespace; `random_seed` where the archive's config.json sets it), or None where the
-    archive has none (an older archive, or a model folder)."""
+def _read_record(archive: str) -> Optional[Tuple[dict, dict, str]]:
+    """`(training record, config.json, digest of the vocabulary files)` of an archive, or None
+    where it has no record (an older archive, a model folder)."""
     try:
         with tarfile.open(archive) as tar:
             members = _files(tar)
@@ -45,9 +44,20 @@ def read_training_record(archive: str) -> Optional[dict]:
                 digest.update(name.encode() + b"\0" + content + b"\0")
     except (OSError, tarfile.TarError, ValueError):
         return None
+    return record, config, digest.hexdigest()
+
+
+def read_training_record(archive: str) -> Optional[dict]:
+    """The summary of an archive's training record (`SUMMARY_KEYS` and `vocabulary`, the size of
+    each namespace; `random_seed` where the archive's config.json sets it), or None where the
+    archive has none (an older archive, or a model folder)."""
+    found = _read_record(archive)
+    if found is None:
+        return None
+    record, config, digest = found
     summary = {key: record.get(key) for key in SUMMARY_KEYS}
     summary["vocabulary"] = record.get("vocabulary") or {}
-    summary["vocabulary_sha256"] = digest.hexdigest()
+    summary["vocabulary_sha256"] = digest
     if isinstance(config, dict) and "random_seed" in config:
         summary["random_seed"] = config["random_seed"]
     return summary
@@ -102,14 +112,10 @@ def _scaled(metric: str, values: list) -> list:
 def _recorded_curve(archive: str) -> Optional[dict]:
     """The curve in the archive's training record (`validation_metric`, `validation_per_epoch` by
     epoch from 1), or None."""
-    try:
-        with tarfile.open(archive) as tar:
-            members = _files(tar)
-            if RECORD_NAME not in members:
-                return None
-            record = json.load(tar.extractfile(members[RECORD_NAME]))
-    except (OSError, tarfile.TarError, ValueError):
+    found = _read_record(archive)
+    if found is None:
         return None
+    record = found[0]
     per_epoch = record.get("validation_per_epoch") or {}
     names = record.get("validation_metric") or ["f1"]
     if not isinstance(per_epoch, dict) or not per_epoch:
