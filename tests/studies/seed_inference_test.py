@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from srcframework.common.errors import InputError
 from srcframework.metrics.statistics import Resampler
 from srcframework.studies.robustness import declared_robustness, robustness
 from srcframework.studies.runner import run_study
@@ -50,13 +51,55 @@ def test_seed_tests_pair_seed_k_with_seed_k():
     assert data["statistics"]["seed_inference"]["unit"].startswith("training run")
 
 
-def test_one_seed_or_unpaired_seeds_get_no_seed_test():
-    data = {"statistics": {}, "robustness": [row_with_seeds([5.0], [7.0], [50.0], [51.0]),
-                                             row_with_seeds([5.0, 6.0], [7.0, 8.0, 9.0], [50.0, 51.0], [51.0])]}
+def test_one_seed_gets_no_seed_test():
+    data = {"statistics": {}, "robustness": [row_with_seeds([5.0], [7.0], [50.0], [51.0])]}
     assert not add_seed_inference(data)
-    for row in data["robustness"]:
-        assert "seed_test" not in row["groups"][0] and "seed_test" not in row["clean"]
+    row = data["robustness"][0]
+    assert "seed_test" not in row["groups"][0] and "seed_test" not in row["clean"]
     assert "seed_inference" not in data["statistics"]
+
+
+def test_unequal_seed_lists_without_random_seeds_are_refused():
+    data = {"statistics": {}, "robustness": [row_with_seeds([5.0, 6.0], [7.0, 8.0, 9.0], [50.0, 51.0], [51.0, 52.0, 53.0])]}
+    with pytest.raises(InputError, match=r"^robust against plain: 2 archives against 3, and no random_seed"):
+        add_seed_inference(data)
+
+
+def with_models(row, mine, theirs):
+    models = [{"name": "robust", "archives": [f"r{k}" for k in range(len(mine))], "random_seeds": mine},
+              {"name": "plain", "archives": [f"p{k}" for k in range(len(theirs))], "random_seeds": theirs}]
+    return {"statistics": {}, "models": models, "robustness": [row]}
+
+
+def test_seeds_pair_by_random_seed_not_by_position():
+    # the model's archives are listed as seeds 3, 1, 2; the twin's as 1, 2, 3
+    row = row_with_seeds([3.2, 5.7, 4.8], [7.4, 9.5, 8.0], [49.3, 52.3, 50.4], [50.7, 48.0, 50.5])
+    data = with_models(row, [3, 1, 2], [1, 2, 3])
+    assert add_seed_inference(data)
+    test = data["robustness"][0]["groups"][0]["seed_test"]
+    # seed 1: 7.4 - 5.7, seed 2: 9.5 - 4.8, seed 3: 8.0 - 3.2
+    assert test["differences"] == pytest.approx([1.7, 4.7, 4.8])
+    assert test["paired_by"].startswith("random_seed")
+    clean = data["robustness"][0]["clean"]["seed_test"]
+    assert clean["differences"] == pytest.approx([52.3 - 50.7, 50.4 - 48.0, 49.3 - 50.5])
+    # by position the pairs would differ
+    by_position = row_with_seeds([3.2, 5.7, 4.8], [7.4, 9.5, 8.0], [49.3, 52.3, 50.4], [50.7, 48.0, 50.5])
+    add_seed_inference({"statistics": {}, "robustness": [by_position]})
+    assert by_position["groups"][0]["seed_test"]["differences"] != pytest.approx([1.7, 4.7, 4.8])
+    assert by_position["groups"][0]["seed_test"]["paired_by"].startswith("position")
+
+
+@pytest.mark.parametrize("mine, theirs, message", [
+    ([1, 2, 4], [1, 2, 3], r"^robust against plain: the seeds differ \(\[1, 2, 4\] against \[1, 2, 3\]\)"),
+    ([1, 1, 2], [1, 2, 3], r"^robust against plain: robust has the random_seed 1 twice"),
+    ([1, 2, 3], [None, None, None], r"^robust against plain: random_seeds .* every archive of both needs one"),
+    ([1, 2], [1, 2, 3], r"^robust against plain: the seeds differ"),
+])
+def test_mismatched_seed_lists_are_refused_in_one_line(mine, theirs, message):
+    row = row_with_seeds([5.0] * len(mine), [7.0] * len(theirs), [50.0] * len(mine), [51.0] * len(theirs))
+    with pytest.raises(InputError, match=message) as caught:
+        add_seed_inference(with_models(row, mine, theirs))
+    assert "\n" not in str(caught.value)
 
 
 def test_the_runs_get_variance_components_from_the_per_question_scores():
