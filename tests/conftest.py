@@ -8,6 +8,11 @@
   `spoken_tiny` (four questions of the tiny fixture read by flite), `accent_study_dir` (a study of
   the tiny BiDAF with its tables, figures and report), `squad_dev_lm`. Under pytest-xdist each is made once for all the
   workers (a lock in the session's shared temporary folder) and must be read, never changed.
+- The suite is hermetic (`tests/hermetic.py`): before AllenNLP is imported, `HOME`, the caches and
+  `SRCFRAMEWORK_MODELS` point into a temporary home (the `hermetic_home` session fixture keeps them
+  there, and every test gets a models folder of its own); the processes tests start inherit it. The
+  session fails when it ends if the user's srcframework cache, `~/.allennlp` or the repository's
+  files changed.
 """
 import contextlib
 import io
@@ -23,7 +28,12 @@ from typing import Callable, Dict, Optional
 
 import pytest
 
-import srcframework.allennlp_plugin  # noqa: F401  (registers the components, as the allennlp command line does)
+from tests import hermetic
+
+TEST_HOME = hermetic.isolate()  # before AllenNLP is imported: it reads HOME then
+GUARDED_BEFORE = None if os.environ.get("PYTEST_XDIST_WORKER") else hermetic.guarded_listing()
+
+import srcframework.allennlp_plugin  # noqa: E402,F401  (registers the components, as the allennlp command line does)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -40,6 +50,51 @@ def pytest_configure(config):
         import torch
 
         torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Fails the session when the user's files or the repository changed while it ran (checked
+    where the session started: the controller under pytest-xdist)."""
+    if GUARDED_BEFORE is None:
+        return
+    message = hermetic.report(hermetic.changes(GUARDED_BEFORE, hermetic.guarded_listing()))
+    if message:
+        session.config.stash[HERMETIC_FAILURE] = message
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+HERMETIC_FAILURE = pytest.StashKey[str]()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    message = config.stash.get(HERMETIC_FAILURE, None)
+    if message:
+        terminalreporter.section("hermetic check", sep="=", red=True, bold=True)
+        terminalreporter.write_line(message, red=True)
+
+
+def pytest_unconfigure(config):
+    hermetic.remove_home()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hermetic_home():
+    """The session's temporary home: `HOME`, `XDG_CACHE_HOME`, `XDG_CONFIG_HOME`,
+    `ALLENNLP_CACHE_ROOT` (and so AllenNLP's plugins file) point into it for the whole session,
+    set again here should anything have moved them, and put back as they were at its end."""
+    places = {"HOME": TEST_HOME, "XDG_CACHE_HOME": TEST_HOME / ".cache", "XDG_CONFIG_HOME": TEST_HOME / ".config",
+              "ALLENNLP_CACHE_ROOT": TEST_HOME / ".allennlp"}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, place in places.items():
+            patch.setenv(name, str(place))
+        yield TEST_HOME
+
+
+@pytest.fixture(autouse=True)
+def own_models_folder(hermetic_home, tmp_path_factory, monkeypatch):
+    """`SRCFRAMEWORK_MODELS`: an empty folder of each test's own, so nothing one test installs is
+    loaded by another (nor by the user)."""
+    monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path_factory.mktemp("models")))
 
 
 def shared_file(relative: str) -> Path:
