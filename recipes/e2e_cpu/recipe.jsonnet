@@ -95,6 +95,21 @@ function(runs='runs')
         inputs: ['recipes/e2e_cpu/study.jsonnet'],
         outputs: [out + '/study/results.json'],
       },
+      // the listening test (recipes/e2e_cpu/listening): the released end-to-end model and the three
+      // cascades on matched, swapped and silent questions; inference only
+      listening: {
+        needs: ['transcribe_%s_%s' % [recognizer, group] for recognizer in std.objectFields(recognizers)
+                for group in std.objectFields(groups)],
+        job: { type: 'compare', study: 'recipes/e2e_cpu/listening/study.jsonnet', output: out + '/listening', workers: 2 },
+        inputs: ['recipes/e2e_cpu/listening/study.jsonnet'],
+        outputs: [out + '/listening/results.json'],
+      },
+      listening_report: {
+        needs: ['listening'],
+        job: { type: 'report', results: out + '/listening/results.json', recipe: 'recipes/e2e_cpu/listening', cards: false,
+               pages: ['docs/results/listening.md'] },
+        outputs: ['recipes/e2e_cpu/listening/results.json'],
+      },
       report: {
         needs: ['study'],
         job: { type: 'report', results: out + '/study/results.json', recipe: 'recipes/e2e_cpu', pages: ['docs/results/e2e_cpu.md'] },
@@ -117,6 +132,10 @@ function(runs='runs')
       for recognizer in std.objectFields(recognizers)
       for group in std.objectFields(groups)
     },
+    // the spoken XQuAD folders by voice group and the recognisers of the cascades, for the studies
+    // that read them (listening/study.jsonnet)
+    spoken_sets:: groups,
+    recognizer_names:: std.objectFields(recognizers),
     groups: {
       speech: ['speech_one', 'speech_two', 'speech_three', 'split_ids', 'speech_seen', 'speech_held_out'],
       transcribe: ['transcribe_%s_%s' % [recognizer, group] for recognizer in std.objectFields(recognizers) for group in std.objectFields(groups)],

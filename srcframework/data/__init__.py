@@ -1,1 +1,1 @@
-from srcframework.data import audio_indexers, dataset_readers, fields, token_indexers, tokenizers, vocabulary
+from srcframework.data import audio_indexers, dataset_readers, fields, question_controls, token_indexers, tokenizers, vocabulary

@@ -153,6 +153,7 @@ def pair_key(study: Study, model: str, test_set: str, out_dir: str, fingerprints
         "dataset_reader": spec.dataset_reader,
         "dataset_reader_files": reader_files,
         "original": fingerprints(spec.original) if spec.original else None,
+        **({"control": spec.control} if spec.control is not None else {}),
     }
     return text_sha256(json.dumps(payload, sort_keys=True))
 
@@ -226,6 +227,12 @@ def evaluate_pair(job: dict) -> dict:
     instances = list(reader.read(job["data"]))
     if not instances:
         raise StudyError(f"{where}: the reader found no questions in {job['data']}")
+    if job.get("control") is not None:
+        from srcframework.data.question_controls import QuestionControl
+
+        instances = QuestionControl.from_params(Params(copy.deepcopy(job["control"]))).apply(instances)
+        if not instances:
+            raise StudyError(f"{where}: the control {job['control']['type']} left no questions")
     for instance in instances:
         reader.apply_token_indexers(instance)
     model, size = archive.model, job["batch_size"]
@@ -303,9 +310,10 @@ def ensure_archive(study: Study, model: str) -> None:
 
 def check_originals(study: Study, name: str) -> None:
     """A noisy text set must say what its questions were before the noise: `original_question`
-    in the file, or an `original` file. Without either its question noise would read as none."""
+    in the file, or an `original` file. Without either its question noise would read as none. A
+    set with a `control` needs neither: the control keeps each replaced question as its original."""
     spec = study.test_sets[name]
-    if spec.is_clean or spec.input != "text" or spec.original is not None or spec.noise is not None:
+    if spec.is_clean or spec.input != "text" or spec.original is not None or spec.noise is not None or spec.control is not None:
         return
     from srcframework.data.squad_file import load_squad_json
 
@@ -440,6 +448,7 @@ def run_study(
             "original": study.test_sets[test_set].original,
             "input": study.test_sets[test_set].input,
             "dataset_reader": study.test_sets[test_set].dataset_reader,
+            "control": study.test_sets[test_set].control,
             "cuda_device": study.models[model].cuda_device if cuda_device is None else cuda_device,
             "batch_size": study.models[model].batch_size,
             "key": key,

@@ -38,6 +38,7 @@ environment; importing srcframework sets the defaults of `srcframework/config_de
 Paths are relative to the working directory (the repository root), as in training configs.
 Every problem is a `StudyError` that names the study file and the key.
 """
+import copy
 import os
 import re
 from dataclasses import dataclass
@@ -63,7 +64,7 @@ MODEL_KEYS = {
 }
 SET_KEYS = {
     "data", "interface", "kind", "original", "dataset_reader", "noise", "seed", "input", "reference",
-    "wer_from", "order", "generator",
+    "wer_from", "order", "generator", "control",
 }
 
 
@@ -169,6 +170,12 @@ class TestSetSpec:
     generator : `str`, optional
         What made the set's noise (e.g. `keyboard`, `asr`, `noiseqa_asr`), compared with each
         model's `trained_on_noise`. Noisy sets only.
+    control : `dict`, optional
+        Params of a registered `QuestionControl` (`swapped_question`, `silent_question`): the
+        listening test. The set is read as its `data` and reader say, then each question's input is
+        replaced (another question's of the same paragraph, or silence) before the model sees it;
+        ids, contexts and answers stay. Compare it with the matched set (the same `data` without
+        `control`) in `comparisons`: the gap is what the model takes from the question.
     """
 
     name: str
@@ -184,6 +191,7 @@ class TestSetSpec:
     wer_from: Optional[str] = None
     order: int = 0
     generator: Optional[str] = None
+    control: Optional[Dict[str, Any]] = None
 
     @property
     def is_clean(self) -> bool:
@@ -433,6 +441,7 @@ def _test_set(check: _Checker, name: str, value: Any, require_files: bool) -> Te
     if require_files:
         check.exists(data, f"{key}.data")
         check.exists(original, f"{key}.original")
+    control = _control(check, value.get("control"), f"{key}.control")
     generator = check.string(value.get("generator"), f"{key}.generator", optional=True)
     if generator is not None and value.get("interface") == CLEAN:
         check.fail(f"{key}.generator", "a clean set has no noise generator; remove `generator`")
@@ -450,7 +459,25 @@ def _test_set(check: _Checker, name: str, value: Any, require_files: bool) -> Te
         wer_from=check.string(value.get("wer_from"), f"{key}.wer_from", optional=True),
         order=check.integer(value.get("order", 0), f"{key}.order"),
         generator=generator,
+        control=control,
     )
+
+
+def _control(check: _Checker, value: Any, key: str) -> Optional[Dict[str, Any]]:
+    """A test set's `control`, built once so that a wrong name or setting is one line at load
+    time; its `describe()` (defaults filled in) is what the pair's cache key holds."""
+    if value is None:
+        return None
+    from srcframework.data.question_controls import QuestionControl
+
+    value = check.mapping(value, key)
+    name = check.string(value.get("type"), f"{key}.type")
+    if name not in QuestionControl.list_available():
+        check.fail(f"{key}.type", f"no question control {name!r}; registered: {', '.join(sorted(QuestionControl.list_available()))}")
+    try:
+        return QuestionControl.from_params(Params(copy.deepcopy(value))).describe()
+    except Exception as err:  # a ConfigurationError or a wrong argument: one line
+        check.fail(key, str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__)
 
 
 def _resolve_references(check: _Checker, sets: Dict[str, TestSetSpec]) -> Dict[str, TestSetSpec]:
@@ -529,9 +556,10 @@ def _side(check: _Checker, value: Any, key: str, pairs: List[Tuple[str, str]], m
 def cheap_ids(spec: TestSetSpec, cache: Dict[str, Optional[frozenset]]) -> Optional[frozenset]:
     """The question ids of a text set read from a SQuAD file (or generated from one, which keeps
     its ids) with the archive's reader, or None where they cannot be known without reading it
-    as a model would (an audio set, a set's own `dataset_reader`, a missing or unreadable file)."""
+    as a model would (an audio set, a set's own `dataset_reader`, a `control`, which may leave
+    questions out, a missing or unreadable file)."""
     path = spec.original if spec.noise is not None else spec.data
-    if spec.input != "text" or spec.dataset_reader is not None or path is None or not os.path.isfile(path):
+    if spec.input != "text" or spec.dataset_reader is not None or spec.control is not None or path is None or not os.path.isfile(path):
         return None
     if path not in cache:
         from srcframework.data.squad_file import load_squad_json

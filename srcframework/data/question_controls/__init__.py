@@ -1,0 +1,3 @@
+from srcframework.data.question_controls.question_control import QuestionControl
+from srcframework.data.question_controls.swapped_question import SwappedQuestion
+from srcframework.data.question_controls.silent_question import SilentQuestion
