@@ -36,14 +36,13 @@ from srcframework import compat
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import atomic_output, file_sha256, read_json
 from srcframework.common.logs import params_not_logged
+from srcframework.store import paths
+from srcframework.store.paths import MODELS_ENV
 
 logger = logging.getLogger(__name__)
 
-MODELS_ENV = "SRCFRAMEWORK_MODELS"
 CARDS_ENV = "SRCFRAMEWORK_MODELCARDS"
 CARDS_FOLDER = str(Path(__file__).resolve().parent / "modelcards")
-# the folder that holds `models/` and `recipes/` in a clone (site-packages when installed with `pip install .`)
-PROJECT_ROOT = str(Path(__file__).resolve().parents[1])
 _warned_deprecated = set()
 ARCHIVE_SUFFIX = ".tar.gz"
 
@@ -121,15 +120,6 @@ class RecipeUsage(ModelUsage):
         self.float16 = float16
 
 
-def models_folder() -> str:
-    """The folder of installed archives: `$SRCFRAMEWORK_MODELS`, or `srcframework/models` in the user's cache."""
-    folder = os.environ.get(MODELS_ENV)
-    if not folder:
-        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        folder = os.path.join(cache, "srcframework", "models")
-    return os.path.abspath(os.path.expanduser(folder))
-
-
 def cards_folder() -> str:
     """The folder of model cards: `$SRCFRAMEWORK_MODELCARDS`, or the package's `srcframework/modelcards/`."""
     return os.path.abspath(os.environ.get(CARDS_ENV) or CARDS_FOLDER)
@@ -139,7 +129,7 @@ def repository_root() -> str:
     """The folder a card's relative paths start from: the clone's root for the packaged cards, else the
     folder above the cards folder (`$SRCFRAMEWORK_MODELCARDS`)."""
     folder = cards_folder()
-    return PROJECT_ROOT if folder == os.path.abspath(CARDS_FOLDER) else os.path.dirname(folder)
+    return paths.PROJECT_ROOT if folder == os.path.abspath(CARDS_FOLDER) else os.path.dirname(folder)
 
 
 def deprecated_ids() -> Dict[str, str]:
@@ -216,7 +206,7 @@ def model_card(model_id: str) -> ModelCard:
 
 def installed_path(model_id: str) -> str:
     """Where the models folder keeps `model_id`'s archive (whether or not it is there)."""
-    return os.path.join(models_folder(), f"{model_id}{ARCHIVE_SUFFIX}")
+    return os.path.join(paths.installed_dir(), f"{model_id}{ARCHIVE_SUFFIX}")
 
 
 def making(card: ModelCard) -> str:
@@ -254,7 +244,7 @@ def checked_release(card: ModelCard) -> str:
     a missing or changed file is a `ModelArchiveNotFound` saying how to get it."""
     path = released_file(card)
     if not os.path.isfile(path):
-        if not os.path.isdir(os.path.join(repository_root(), "models")):  # an installed package, not a clone
+        if not os.path.isdir(paths.models_dir(repository_root())):  # an installed package, not a clone
             raise ModelArchiveNotFound(
                 f"model {card.id!r} is released in the srcframework repository as {card.model_usage.archive_file}, "
                 f"which is not beside this installation ({repository_root()}): clone the repository and use it from "

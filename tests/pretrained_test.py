@@ -9,8 +9,9 @@ from allennlp.common.model_card import ModelCard
 from srcframework.common.errors import InputError
 from srcframework.pretrained import (
     CARDS_FOLDER, ModelArchiveNotFound, RecipeUsage, archive_path, archive_status, cards_folder, declared_by,
-    install, installed_path, load_archive, load_predictor, model_card, model_cards, models_folder, read_card,
+    install, installed_path, load_archive, load_predictor, model_card, model_cards, read_card,
 )
+from srcframework.store.paths import installed_dir
 from tests.conftest import FIXTURES, ROOT
 
 REQUIRED = {"bidaf-clean", "bidaf-noise-augmented", "minilm-qa-clean", "minilm-qa-noise-augmented", "speecht5-ctc-small",
@@ -68,7 +69,7 @@ def test_folders_default_and_follow_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("SRCFRAMEWORK_MODELS", raising=False)
     monkeypatch.delenv("SRCFRAMEWORK_MODELCARDS", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    assert models_folder() == str(tmp_path / "cache" / "srcframework" / "models")
+    assert installed_dir() == str(tmp_path / "cache" / "srcframework" / "models")
     assert cards_folder() == CARDS_FOLDER == str(ROOT / "srcframework" / "modelcards")
     monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "mine"))
     assert installed_path("bidaf-noise-augmented") == str(tmp_path / "mine" / "bidaf-noise-augmented.tar.gz")

@@ -21,9 +21,9 @@ from typing import List
 
 from allennlp.commands import Subcommand
 
-from srcframework.pretrained import CARDS_ENV, MODELS_ENV, archive_path, archive_status, cards_folder, install
-from srcframework.pretrained import model_cards, models_folder
+from srcframework.pretrained import CARDS_ENV, archive_path, archive_status, cards_folder, install, model_cards
 from srcframework.common.errors import InputError
+from srcframework.store.paths import MODELS_ENV, installed_dir
 from srcframework.reports.model_cards import fill_all_metrics, fill_metrics, models_table, table_into
 
 
@@ -98,7 +98,7 @@ def format_listing(rows: List[dict]) -> str:
     table += [(row["id"], row["archive"], row["where"]) for row in rows]
     widths = [max(len(row[i]) for row in table) for i in range(2)]
     lines = [f"{row[0].ljust(widths[0])}  {row[1].ljust(widths[1])}  {row[2]}" for row in table]
-    lines.append(f"models folder: {models_folder()} (${MODELS_ENV}); cards: {cards_folder()} (${CARDS_ENV})")
+    lines.append(f"models folder: {installed_dir()} (${MODELS_ENV}); cards: {cards_folder()} (${CARDS_ENV})")
     return "\n".join(lines)
 
 
@@ -115,7 +115,7 @@ def run_install(args: argparse.Namespace) -> str:
 
 
 def run_release(args: argparse.Namespace) -> dict:
-    from srcframework.release import release
+    from srcframework.store.release import release
 
     done = release(args.model_id, args.archive, float16=args.float16)
     kept = ", ".join(f"{name} {size / 1e6:.2f} MB" for name, size in done["kept"] if size >= 100_000)
@@ -129,8 +129,9 @@ def run_release(args: argparse.Namespace) -> dict:
 
 
 def run_verify(args: argparse.Namespace) -> List[str]:
-    from srcframework.pretrained import checked_release, is_released
-    from srcframework.release import folder_bytes, models_dir
+    from srcframework.pretrained import checked_release, is_released, repository_root
+    from srcframework.store.limits import folder_bytes
+    from srcframework.store.paths import models_dir
 
     checked = []
     for model_id, card in model_cards().items():
@@ -141,7 +142,7 @@ def run_verify(args: argparse.Namespace) -> List[str]:
                 raise InputError(f"model {model_id!r}: {path} has {os.path.getsize(path)} bytes, its card says {size}")
             print(f"ok  {model_id}: {card.model_usage.archive_file} ({os.path.getsize(path) / 1e6:.1f} MB)")
             checked.append(model_id)
-    print(f"{len(checked)} released archives match their cards; models/ holds {folder_bytes(models_dir()) / 1e6:.1f} MB")
+    print(f"{len(checked)} released archives match their cards; models/ holds {folder_bytes(models_dir(repository_root())) / 1e6:.1f} MB")
     return checked
 
 

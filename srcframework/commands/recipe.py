@@ -19,7 +19,8 @@ from allennlp.commands import Subcommand
 from srcframework.common.errors import InputError
 from srcframework.recipes.recipe import load_recipe, recipe_names
 from srcframework.recipes.runner import run_recipe
-from srcframework.recipes.status import snapshot_under_way, status_lines
+from srcframework.recipes.status import status_lines, under_way
+from srcframework.store.quota import save_snapshots
 
 
 @Subcommand.register("recipe")
@@ -120,8 +121,8 @@ def run_run(args: argparse.Namespace) -> list:
 
 def run_snapshot(args: argparse.Namespace) -> list:
     _check_overrides(args.overrides)
-    records = snapshot_under_way(load_recipe(args.recipe, runs=args.runs), args.snapshots, runs=args.runs,
-                                 overrides=args.overrides, train_released=args.train_released)
+    recipe = load_recipe(args.recipe, runs=args.runs)
+    records = save_snapshots(under_way(recipe, args.runs, args.overrides, args.train_released), args.snapshots)
     where = args.snapshots or "models/snapshots"
     for record in records:
         print(f"saved {record['name']} ({record['source']}): commit {where}/{record['name']}.tar.gz and .json")

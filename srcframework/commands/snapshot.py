@@ -1,5 +1,5 @@
 """`allennlp snapshot [list|save|restore|remove]`: long work under way, carried to the next machine in
-the repository (`srcframework.training.snapshot`).
+the repository (`srcframework.store.snapshot`).
 
 - `allennlp snapshot save RUN_DIR [--name N] [--float16] [--keep-initial]`: a training's newest
   epoch (weights and optimizer state; the weights that equal those of the model built afresh from its
@@ -15,7 +15,7 @@ from typing import Dict, List, Optional
 from allennlp.commands import Subcommand
 
 from srcframework.common.errors import InputError
-from srcframework.training import snapshot
+from srcframework.store import paths, snapshot
 
 
 @Subcommand.register("snapshot")
@@ -58,7 +58,7 @@ def run_list(args: argparse.Namespace) -> List[Dict]:
     for record in found:
         print(snapshot.describe(record))
     if not found:
-        print(f"no snapshots in {args.folder or snapshot.default_folder()}")
+        print(f"no snapshots in {args.folder or paths.snapshots_dir()}")
     return found
 
 
@@ -77,7 +77,7 @@ def run_restore(args: argparse.Namespace) -> Optional[Dict]:
         if args.if_any:
             print(f"no snapshot of {args.source}")
             return None
-        raise InputError(f"no snapshot of {args.source} in {args.folder or snapshot.default_folder()} "
+        raise InputError(f"no snapshot of {args.source} in {args.folder or paths.snapshots_dir()} "
                          "(allennlp snapshot list shows what there is)")
     where = args.target or args.source
     if not record["restored"]:

@@ -45,6 +45,25 @@ def epochs_done(folder: str) -> int:
     return done
 
 
+def config_difference(now: object, saved: object, key: str = "") -> Optional[str]:
+    """The first key where the config the recipe gives now differs from a run's config.json, said
+    as `trainer.num_epochs is 2 here, 1 in its config.json`; None when they are the same."""
+    if isinstance(now, dict) and isinstance(saved, dict):
+        for name in sorted(set(now) | set(saved)):
+            inner = f"{key}.{name}" if key else name
+            if name not in saved:
+                return f"{inner} is new here, not in its config.json"
+            if name not in now:
+                return f"{inner} is in its config.json, not here"
+            found = config_difference(now[name], saved[name], inner)
+            if found:
+                return found
+        return None
+    if now != saved:
+        return f"{key or 'the config'} is {json.dumps(now)[:60]} here, {json.dumps(saved)[:60]} in its config.json"
+    return None
+
+
 def final_metrics(folder: str) -> dict:
     """The run's `metrics.json` ({} when there is none or it cannot be read)."""
     return _read_json(os.path.join(folder, METRICS_NAME))

@@ -107,7 +107,7 @@ class ReleaseJob(RecipeJob):
         self.card, self.archive, self.float16 = card, archive, float16
 
     def run(self) -> None:
-        from srcframework.release import release
+        from srcframework.store.release import release
 
         done = release(self.card, self.archive, float16=self.float16)
         logger.info("released %s: %s", self.card, done)

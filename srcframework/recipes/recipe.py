@@ -28,6 +28,7 @@ from typing import Dict, List, Optional, Tuple
 import _jsonnet
 
 from srcframework.common.errors import InputError, did_you_mean
+from srcframework.store.paths import recipes_dir
 
 RECIPE_FILE = "recipe.jsonnet"
 TRAINING_KEYS = {"config", "folder", "seeds", "threads", "card", "depends_on", "env", "optional"}
@@ -124,13 +125,8 @@ class Recipe:
         return [step.name for step in self.steps if step.name in ends or (step.name in wanted and step.name in names)]
 
 
-def recipes_folder() -> str:
-    """`recipes/` of the clone that holds this package."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "recipes")
-
-
 def recipe_names(folder: Optional[str] = None) -> List[str]:
-    folder = folder or recipes_folder()
+    folder = folder or recipes_dir()
     if not os.path.isdir(folder):
         return []
     return sorted(name for name in os.listdir(folder) if os.path.isfile(os.path.join(folder, name, RECIPE_FILE)))
@@ -142,7 +138,7 @@ def recipe_path(name: str, folder: Optional[str] = None) -> str:
         return name
     if os.path.isfile(os.path.join(name, RECIPE_FILE)):
         return os.path.join(name, RECIPE_FILE)
-    folder = folder or recipes_folder()
+    folder = folder or recipes_dir()
     path = os.path.join(folder, name, RECIPE_FILE)
     if not os.path.isfile(path):
         names = recipe_names(folder)

@@ -5,7 +5,7 @@
 epoch; before it starts, the repository's snapshot of its folder is put back, `allennlp snapshot
 restore`), with the overrides `-o` given to every training, then its archive installed in the
 models folder under its card id; a training not started here whose card's archive is released in
-the clone with the training's config is put back from that archive instead (`from_release`); a command in a process of its own with this installation's
+the clone with the training's config is put back from that archive instead (`srcframework.store.from_release`); a command in a process of its own with this installation's
 `allennlp` and `python`; a registered job in this process. Each step that ends is stamped with its
 fingerprint (`srcframework.recipes.state`), so the next run skips it until what it reads changes;
 a stale training's folder is kept as `FOLDER.stale-N` before the training starts again.
@@ -24,11 +24,11 @@ from allennlp.common import Params
 
 from srcframework.common.errors import InputError
 from srcframework.common.training_runs import final_metrics, finished
-from srcframework.recipes.from_release import restore_from_release
 from srcframework.recipes.jobs import RecipeJob
 from srcframework.recipes.recipe import Recipe, Step
 from srcframework.recipes.state import (FINISHED, RESUME, STALE, TO_RUN, StepState, StepStates, running_note, stamp_path,
                                         stamp_step, step_environment)
+from srcframework.store.from_release import restore_from_release
 
 
 def say(text: str) -> None:
@@ -168,7 +168,7 @@ def _step_lock(recipe: Recipe, runs: str, step: Step) -> Iterator[None]:
 def restore_snapshot(path: str, snapshots: Optional[str] = None) -> None:
     """Puts back the snapshot of a training folder or job output (from `snapshots`, default the
     repository's models/snapshots), where there is one."""
-    from srcframework.training import snapshot
+    from srcframework.store import snapshot
 
     record = snapshot.restore(path, folder=snapshots)
     if record is not None and record.get("restored"):
@@ -196,7 +196,7 @@ def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, thr
         if error is not None:  # a release that does not match its card stops the run
             raise error
         if archive is not None:
-            restore_from_release(step, archive)
+            restore_from_release(step.folder, archive, step.card)
             say(f"{step.name}: put back from its released archive {os.path.relpath(archive)} (same config); not trained again")
             return
     if state.status in (TO_RUN, RESUME):
@@ -292,7 +292,7 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
         The snapshots folder a training's or job's snapshot is restored from (default: models/snapshots).
     train_released : `bool`, optional (default = `False`)
         Train a training whose card's archive is released too, instead of putting it back from that
-        archive (`from_release`).
+        archive (`srcframework.store.from_release`).
     """
     if threads is not None and threads < 1:
         raise InputError(f"--threads must be at least 1, not {threads}")

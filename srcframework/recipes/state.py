@@ -19,7 +19,7 @@ When a step ends, the runner writes a **stamp** into the recipe's state folder
   reads, or the output of a need, which was made again);
 - **to resume** when a training stopped after an epoch (`allennlp train --recover`);
 - **to run** otherwise; a training whose card's archive is released in the clone with the
-  training's config says it will be put back from it (`srcframework.recipes.from_release`).
+  training's config says it will be put back from it (`srcframework.store.from_release`).
 """
 import json
 import os
@@ -30,7 +30,8 @@ from allennlp.common import Params
 
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import named_files, path_fingerprint, read_json, text_sha256
-from srcframework.common.training_runs import CONFIG_NAME, METRICS_NAME, final_metrics, finished, run_state
+from srcframework.common.training_runs import (CONFIG_NAME, METRICS_NAME, config_difference, final_metrics, finished,
+                                               run_state)
 from srcframework.recipes.recipe import Recipe, Step
 
 FINISHED, STALE, RESUME, TO_RUN = "finished", "stale", "resume", "to run"
@@ -227,11 +228,11 @@ class StepStates:
         release from being used (its sha256 does not match its card)."""
         if not self.releases or not step.is_training or not step.card:
             return None, None
-        from srcframework.recipes.from_release import released_archive
+        from srcframework.store.from_release import released_archive
 
         config = self.config(step)  # a config that cannot be rendered is its own error, not the release's
         try:
-            return released_archive(step, config), None
+            return released_archive(step.card, config), None
         except InputError as error:
             return None, error
 
@@ -239,7 +240,7 @@ class StepStates:
 def _from_snapshot(folder: str, snapshots: Optional[str] = None) -> str:
     """Why a training not started here will run: from the repository's snapshot of its folder
     (finished, or under way), or from its first epoch."""
-    from srcframework.training import snapshot
+    from srcframework.store import snapshot
 
     record = snapshot.find(folder, snapshots)
     if record is None or record.get("kind") != "training":
@@ -247,25 +248,6 @@ def _from_snapshot(folder: str, snapshots: Optional[str] = None) -> str:
     if record.get("finished"):
         return f"not started here: put back from its snapshot in models/snapshots (finished, {record['epoch']} epochs)"
     return f"not started here: goes on from its snapshot in models/snapshots (after {record['epoch']} epochs)"
-
-
-def config_difference(now: object, saved: object, key: str = "") -> Optional[str]:
-    """The first key where the config the recipe gives now differs from a run's config.json, said
-    as `trainer.num_epochs is 2 here, 1 in its config.json`; None when they are the same."""
-    if isinstance(now, dict) and isinstance(saved, dict):
-        for name in sorted(set(now) | set(saved)):
-            inner = f"{key}.{name}" if key else name
-            if name not in saved:
-                return f"{inner} is new here, not in its config.json"
-            if name not in now:
-                return f"{inner} is in its config.json, not here"
-            found = config_difference(now[name], saved[name], inner)
-            if found:
-                return found
-        return None
-    if now != saved:
-        return f"{key or 'the config'} is {json.dumps(now)[:60]} here, {json.dumps(saved)[:60]} in its config.json"
-    return None
 
 
 def _read_config(folder: str) -> Optional[dict]:

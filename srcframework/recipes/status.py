@@ -1,17 +1,14 @@
-"""`allennlp recipe status` and `allennlp recipe snapshot`: where each step of a recipe stands, the
-learning curve of each training under way and the card ids it installs; and the work under way
-carried into the repository's snapshots (`srcframework.training.snapshot`)."""
+"""`allennlp recipe status`: where each step of a recipe stands, the learning curve of each training
+under way, whether the repository's snapshots carry it, and the card ids it installs; and which
+work is under way (`under_way`), which `allennlp recipe snapshot` saves
+(`srcframework.store.quota`). This module only reports: it writes nothing."""
 import glob
-import logging
 import os
-from typing import List, Optional
+from typing import List
 
-from srcframework.common.errors import InputError
-from srcframework.common.training_runs import finished
+from srcframework.common.training_runs import epochs_done, finished
 from srcframework.recipes.recipe import Recipe
 from srcframework.recipes.state import RESUME, STALE, StepStates, running_note
-
-logger = logging.getLogger(__name__)
 
 
 def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "", train_released: bool = False) -> List[str]:
@@ -54,8 +51,7 @@ def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "", train_
 
 def _snapshot_line(recipe: Recipe, step) -> str:
     """Whether the repository's snapshots carry a training under way as far as this folder has it."""
-    from srcframework.common.training_runs import epochs_done
-    from srcframework.training import snapshot
+    from srcframework.store import snapshot
 
     record, done = snapshot.find(step.folder), epochs_done(step.folder)
     if record is None:
@@ -75,8 +71,6 @@ def under_way(recipe: Recipe, runs: str = "runs", overrides: str = "", train_rel
     the recipe would put them back from a released archive or train them again (stale), judged as
     `allennlp recipe run` with `overrides` and `train_released` judges them; and the outputs of
     steps whose journals are there but not the output."""
-    from srcframework.common.training_runs import epochs_done
-
     needed = _needed(recipe)
     states = StepStates(recipe, runs, overrides, releases=not train_released)
     found = []
@@ -109,8 +103,6 @@ def _needed(recipe: Recipe) -> set:
 
 
 def _started(step) -> bool:
-    from srcframework.common.training_runs import epochs_done
-
     if step.is_training:
         return epochs_done(step.folder) > 0
     return any(os.path.exists(path) or glob.glob(glob.escape(path) + ".journal-*.jsonl") for path in step.outputs)
@@ -120,71 +112,3 @@ def _released(states: StepStates, step) -> bool:
     """Whether the recipe would put a training back from its card's released archive."""
     archive, _ = states.release(step)
     return archive is not None
-
-
-def snapshot_under_way(recipe: Recipe, snapshots: Optional[str] = None, runs: str = "runs", overrides: str = "",
-                       train_released: bool = False) -> List[dict]:
-    """Snapshots each training and journaled job of `recipe` under way (`under_way`, with `runs`,
-    `overrides` and `train_released` as the run has them) into `snapshots` (default: the
-    repository's models/snapshots). A training whose snapshot would be over the size limit in full
-    precision is saved in half precision (the weights in float16, the optimizer state in bfloat16),
-    with a warning (its record says so). While the repository's models folder is over its limit,
-    the trainings under way saved in full precision are saved again in half precision, the largest
-    first, then those with the fewest epochs are left out (their snapshots removed), with a warning
-    each, where that brings the folder within its limit; a finished training is never left out."""
-    from srcframework.training import snapshot
-
-    records, failed, paths = [], [], {}
-    for path in under_way(recipe, runs, overrides, train_released):
-        paths[snapshot.snapshot_name(path)] = path
-        try:
-            records.append(snapshot.save(path, folder=snapshots))
-        except snapshot.SnapshotTooLarge as error:
-            under_way_training = os.path.isdir(path) and not os.path.isfile(os.path.join(path, "metrics.json"))
-            if not under_way_training:  # a finished training's weights or a job's journals are kept as they are
-                failed.append(str(error))
-                continue
-            logger.warning("%s; saved in half precision instead (weights float16, optimizer state bfloat16)", error.plain)
-            try:
-                records.append(snapshot.save(path, folder=snapshots, float16=True))
-            except snapshot.SnapshotTooLarge as still:
-                failed.append(f"{still} in float16")
-    if failed:
-        saved = ", ".join(record["name"] for record in records) or "nothing"
-        raise InputError(f"{'; '.join(failed)} (saved: {saved})")
-    if records and snapshots is None:
-        from srcframework import release
-
-        # the repository's folder over its limit: trainings under way saved in full precision go to
-        # half precision, the largest first, until it fits
-        full = sorted((record for record in records if record["kind"] == "training" and not record["float16"]
-                       and not record.get("finished")), key=lambda record: -record["size"])
-        for record in full:
-            if release.folder_bytes() <= release.FOLDER_MAX_BYTES:
-                break
-            logger.warning("%s holds %.1f MB, over its %.1f MB limit: %s saved in half precision instead (weights "
-                           "float16, optimizer state bfloat16)", release.models_dir(), release.folder_bytes() / 1e6,
-                           release.FOLDER_MAX_BYTES / 1e6, record["name"])
-            records[records.index(record)] = snapshot.save(paths[record["name"]], float16=True)
-        # still over: the trainings under way with the fewest epochs (the largest first among equals)
-        # are left out (their snapshots removed), so that those furthest on travel; where its run
-        # folder is gone, one left out starts over from its first epoch. None is left out where
-        # leaving all of them out would not bring the folder within its limit.
-        behind = sorted((record for record in records if record["kind"] == "training" and not record.get("finished")),
-                        key=lambda record: (record["epoch"], -record["size"]))
-        if release.folder_bytes() - sum(record["size"] for record in behind) > release.FOLDER_MAX_BYTES:
-            behind = []
-        for record in behind:
-            if release.folder_bytes() <= release.FOLDER_MAX_BYTES:
-                break
-            logger.warning("%s holds %.1f MB, over its %.1f MB limit: %s (after %d epoch%s) left out; a machine "
-                           "without %s starts it over from its first epoch", release.models_dir(),
-                           release.folder_bytes() / 1e6, release.FOLDER_MAX_BYTES / 1e6, record["name"], record["epoch"],
-                           "" if record["epoch"] == 1 else "s", record["source"])
-            snapshot.remove(paths[record["name"]])
-            records.remove(record)
-        if release.folder_bytes() > release.FOLDER_MAX_BYTES:
-            logger.warning("%s holds %.1f MB, over its %.1f MB limit: remove or release what is no longer needed "
-                           "before committing", release.models_dir(), release.folder_bytes() / 1e6,
-                           release.FOLDER_MAX_BYTES / 1e6)
-    return records

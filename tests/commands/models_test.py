@@ -117,7 +117,7 @@ def repository(tmp_path, monkeypatch, tiny_archive):
     the card of a finished copy of the tiny BiDAF's run and a snapshot of that run's folder."""
     import shutil
 
-    from srcframework.training import snapshot
+    from srcframework.store import paths, snapshot
 
     repo, run, snaps = tmp_path / "repo", tmp_path / "run", tmp_path / "snapshots"
     (repo / "cards").mkdir(parents=True)
@@ -125,7 +125,7 @@ def repository(tmp_path, monkeypatch, tiny_archive):
     snaps.mkdir()
     monkeypatch.setenv("SRCFRAMEWORK_MODELCARDS", str(repo / "cards"))
     monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "installed"))
-    monkeypatch.setattr(snapshot, "default_folder", lambda: str(snaps))
+    monkeypatch.setattr(paths, "snapshots_dir", lambda: str(snaps))
     run.mkdir()
     for name in ("model.tar.gz", "config.json", "metrics.json"):
         shutil.copy(tiny_archive.parent / name, run / name)

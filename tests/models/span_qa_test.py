@@ -127,7 +127,7 @@ class TestSpanQASpokenQuestions(SpanQAModelChecks, ModelTestCase):
         from allennlp.common.checks import ConfigurationError
         from allennlp.models.archival import archive_model, load_archive
 
-        from srcframework.release import slim
+        from srcframework.store.release import slim
 
         # the model trained with the encoder's folder at `encoder`, archived, then released
         encoder = tmp_path / "speecht5_encoder"

@@ -151,7 +151,7 @@ def test_the_encoder_folder_is_written_again_from_the_archive(trained, tmp_path)
 
 
 def test_a_finished_pretraining_restored_from_its_snapshot_has_its_encoder_folder(trained, tmp_path):
-    from srcframework.training import snapshot
+    from srcframework.store import snapshot
 
     snapshot.save(str(trained), folder=str(tmp_path / "s"))
     snapshot.restore(str(trained), folder=str(tmp_path / "s"), target=str(tmp_path / "back"))

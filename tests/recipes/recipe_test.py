@@ -1,7 +1,7 @@
 """Reading recipe.jsonnet (srcframework/recipes/recipe.py): trainings expand by seed, steps run in
 the order their needs give, names pick steps, and each bad recipe or name is one line; the report
 job copies a study's results into its recipe and fills the README; the work under way is what
-`allennlp recipe snapshot` saves."""
+`allennlp recipe snapshot` saves (how it saves it: tests/store/quota_test.py)."""
 import json
 
 import pytest
@@ -197,100 +197,3 @@ def test_under_way_is_also_a_finished_training_a_later_one_starts_from(tmp_path)
     (runs / "study").mkdir()
     (runs / "study" / "results.json").write_text("{}")
     assert under_way(recipe) == []
-
-
-def test_recipe_snapshot_saves_in_float16_what_is_over_the_limit_in_full(tmp_path, tiny_archive, monkeypatch, caplog):
-    import shutil
-
-    from srcframework.recipes.status import snapshot_under_way
-    from srcframework.training import snapshot
-
-    runs = tmp_path / "runs"
-    recipe = load_recipe(TINY, runs=str(runs))
-    first = runs / "tiny" / "first"
-    shutil.copytree(tiny_archive.parent, first)
-    for name in ("metrics.json", "model.tar.gz"):
-        (first / name).unlink()  # stopped after its last epoch's checkpoint
-    full = snapshot.save(str(first), folder=str(tmp_path / "full"))
-    monkeypatch.setattr(snapshot, "MAX_BYTES", full["size"] - 1)
-    with caplog.at_level("WARNING"):
-        [record] = snapshot_under_way(recipe, str(tmp_path / "s"))
-    assert record["float16"] and record["size"] < full["size"]
-    assert "MB) limit; saved in half precision instead" in caplog.text and "try --float16" not in caplog.text
-    # a finished training over the limit is not rounded: named, after the others are saved
-    shutil.copytree(tiny_archive.parent, runs / "tiny" / "second_s1")  # finished; the study after it has not run
-    monkeypatch.setattr(snapshot, "MAX_BYTES", 1000)
-    with pytest.raises(InputError, match=r"second_s1: its snapshot would be .* MB\) limit \(saved: nothing\)$"):
-        snapshot_under_way(recipe, str(tmp_path / "s3"))
-
-
-def test_recipe_snapshot_warns_when_the_models_folder_is_over_its_limit(tmp_path, tiny_archive, monkeypatch, caplog):
-    import shutil
-
-    from srcframework import release
-    from srcframework.recipes.status import snapshot_under_way
-    from srcframework.training import snapshot
-
-    runs = tmp_path / "runs"
-    first = runs / "tiny" / "first"
-    shutil.copytree(tiny_archive.parent, first)
-    for name in ("metrics.json", "model.tar.gz"):
-        (first / name).unlink()
-    models = tmp_path / "clone" / "models"
-    monkeypatch.setattr(release, "models_dir", lambda: str(models))
-    monkeypatch.setattr(snapshot, "default_folder", lambda: str(models / "snapshots"))
-    # over the limit in full precision, within it in half: saved again in half precision, no other warning
-    full = snapshot.save(str(first), folder=str(tmp_path / "full"))
-    monkeypatch.setattr(release, "FOLDER_MAX_BYTES", full["size"])
-    with caplog.at_level("WARNING"):
-        [record] = snapshot_under_way(load_recipe(TINY, runs=str(runs)))
-    assert record["float16"] and release.folder_bytes() <= full["size"]
-    assert "saved in half precision instead" in caplog.text and "remove or release" not in caplog.text
-    caplog.clear()
-    # over the limit even without it (a release alone is over): kept, and the folder named
-    monkeypatch.setattr(release, "FOLDER_MAX_BYTES", 1000)
-    (models / "a-release.tar.gz").write_bytes(b"0" * 2000)
-    with caplog.at_level("WARNING"):
-        [record] = snapshot_under_way(load_recipe(TINY, runs=str(runs)))
-    assert snapshot.find(str(first))["sha256"] == record["sha256"] and "left out" not in caplog.text
-    assert f"{models} holds" in caplog.text and "over its 0.0 MB limit" in caplog.text
-    assert "remove or release what is no longer needed" in caplog.text
-
-
-def test_recipe_snapshot_leaves_out_the_least_advanced_training_when_half_precision_is_not_enough(
-        tmp_path, tiny_archive, monkeypatch, caplog):
-    import shutil
-
-    from srcframework import release
-    from srcframework.recipes.status import snapshot_under_way
-    from srcframework.training import snapshot
-
-    runs = tmp_path / "runs"
-    first, second = runs / "tiny" / "first", runs / "tiny" / "second_s1"
-    for folder in (first, second):
-        shutil.copytree(tiny_archive.parent, folder)
-        for name in ("metrics.json", "model.tar.gz"):
-            (folder / name).unlink()
-    for name in ("model_state_e2_b0.th", "training_state_e2_b0.th"):
-        (second / name).unlink()  # one epoch behind the first
-    models = tmp_path / "clone" / "models"
-    monkeypatch.setattr(release, "models_dir", lambda: str(models))
-    monkeypatch.setattr(snapshot, "default_folder", lambda: str(models / "snapshots"))
-    half = snapshot.save(str(first), folder=str(tmp_path / "half"), float16=True)
-    monkeypatch.setattr(release, "FOLDER_MAX_BYTES", int(half["size"] * 1.5))  # room for one in half precision
-    with caplog.at_level("WARNING"):
-        records = snapshot_under_way(load_recipe(TINY, runs=str(runs)))
-    assert [(record["name"], record["epoch"], record["float16"]) for record in records] == [("tiny--first", 2, True)]
-    assert snapshot.find(str(second)) is None and release.folder_bytes() <= release.FOLDER_MAX_BYTES
-    assert "tiny--second_s1 (after 1 epoch) left out; a machine without" in caplog.text
-    assert "remove or release" not in caplog.text
-    # a finished training is never left out, even with fewer epochs than one under way
-    (first / "metrics.json").write_text(json.dumps({"epoch": 0}))
-    shutil.copy(tiny_archive, first / "model.tar.gz")
-    finished = snapshot.save(str(first), folder=str(tmp_path / "finished"))
-    monkeypatch.setattr(release, "FOLDER_MAX_BYTES", int(finished["size"] + half["size"] * 0.5))
-    caplog.clear()
-    with caplog.at_level("WARNING"):
-        records = snapshot_under_way(load_recipe(TINY, runs=str(runs)))
-    assert [(record["name"], record.get("finished", False)) for record in records] == [("tiny--first", True)]
-    assert "tiny--second_s1 (after 1 epoch) left out" in caplog.text and "tiny--first (after" not in caplog.text

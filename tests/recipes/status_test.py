@@ -20,10 +20,10 @@ def stopped_after_first_epoch(tiny_archive, folder):
 
 
 def test_a_stopped_training_is_to_resume_with_its_curve(tiny_archive, tmp_path, monkeypatch):
-    from srcframework.training import snapshot
+    from srcframework.store import paths, snapshot
 
     monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "models"))
-    monkeypatch.setattr(snapshot, "default_folder", lambda: str(tmp_path / "snapshots"))
+    monkeypatch.setattr(paths, "snapshots_dir", lambda: str(tmp_path / "snapshots"))
     runs = tmp_path / "runs"
     first = stopped_after_first_epoch(tiny_archive, runs / "tiny" / "first")
     recipe = load_recipe(TINY, runs=str(runs))

@@ -11,8 +11,9 @@ import pytest
 from srcframework import pretrained
 from srcframework.common.errors import InputError
 from srcframework.pretrained import ModelArchiveNotFound, archive_status, is_released, load_archive, model_card
-from srcframework.release import FOLDER_MAX_BYTES, MAX_BYTES, folder_bytes, members, release
-from srcframework.training import snapshot
+from srcframework.store import paths, snapshot
+from srcframework.store.limits import FILE_MAX_BYTES, FOLDER_MAX_BYTES, folder_bytes
+from srcframework.store.release import members, release
 from tests.conftest import FIXTURES, ROOT
 from tests.pretrained_test import tiny_card
 
@@ -25,7 +26,7 @@ def test_some_models_are_released_within_budget():
     models = ROOT / "models"
     assert folder_bytes(str(models)) <= FOLDER_MAX_BYTES
     for path in models.rglob("*.tar.gz"):
-        assert path.stat().st_size <= MAX_BYTES, path
+        assert path.stat().st_size <= FILE_MAX_BYTES, path
 
 
 @pytest.mark.parametrize("model_id", RELEASED)
@@ -144,7 +145,7 @@ def test_release_removes_the_snapshot_of_its_training(repository, tiny_archive, 
     archive = finished_copy(tiny_archive, run)
     snaps = tmp_path / "snaps"
     snaps.mkdir()
-    monkeypatch.setattr(snapshot, "default_folder", lambda: str(snaps))
+    monkeypatch.setattr(paths, "snapshots_dir", lambda: str(snaps))
     (snaps / "x.json").write_text(json.dumps({"name": "x", "kind": "training", "source": snapshot.source_key(str(run))}))
     (snaps / "x.tar.gz").write_bytes(b"")
     tiny_card(repository / "cards", "tiny", str(archive))
@@ -156,7 +157,7 @@ def test_a_packaged_card_without_its_repository_says_how_to_get_the_archive(monk
     """Installed with `pip install .`, the cards ship in the package but models/ does not."""
     monkeypatch.delenv("SRCFRAMEWORK_MODELCARDS", raising=False)
     monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "empty"))
-    monkeypatch.setattr(pretrained, "PROJECT_ROOT", str(tmp_path / "site-packages"))
+    monkeypatch.setattr(paths, "PROJECT_ROOT", str(tmp_path / "site-packages"))
     with pytest.raises(ModelArchiveNotFound, match=r"released in the srcframework repository as "
                                                    r"models/bidaf-quickstart.tar.gz, which is not beside this installation") as err:
         pretrained.archive_path("bidaf-quickstart")

@@ -37,7 +37,8 @@ keeps them all anyway.
 
 A snapshot is `NAME.tar.gz` plus its record `NAME.json` (kind, the run folder or output it came
 from, epoch, the metrics so far, sha256 and size of the tarball, the time) in the snapshots
-folder, by default `models/snapshots/` of the clone. `restore` checks the sha256 before it
+folder, by default `models/snapshots/` of the clone (`srcframework.store.paths`). A tarball is at most
+`srcframework.store.limits.FILE_MAX_BYTES`. `restore` checks the sha256 before it
 extracts anything, and refuses a folder that already holds a later epoch; a restore that cannot
 put back the left-out tensors writes nothing.
 """
@@ -59,6 +60,7 @@ import torch
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import atomic_output, file_sha256, read_json, size_limit_text, write_json_atomic
 from srcframework.common.journal import lock_holder
+from srcframework.store import limits, paths
 
 logger = logging.getLogger(__name__)
 
@@ -71,21 +73,16 @@ class SnapshotTooLarge(InputError):
         super().__init__(message + advice)
         self.plain = message
 
-MAX_BYTES = 20 * 1024 * 1024
 CHECKPOINT = re.compile(r"model_state_e(\d+)_b0\.th$")
 # the files of a serialization folder that a continuation needs besides the checkpoint pair
 TRAINING_FILES = ("config.json", "meta.json")
 ARCHIVE_MEMBER_TIME = 0  # members carry no time, so the same state gives the same bytes
 
 
-def default_folder() -> str:
-    """`models/snapshots` of the clone that holds this package."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                        "models", "snapshots")
-
-
-def epochs_done(run: str) -> int:
-    """The newest epoch whose end-of-epoch checkpoint pair is in `run` (0: none)."""
+def checkpoint_epoch(run: str) -> int:
+    """The newest epoch whose end-of-epoch checkpoint pair (`model_state_eN_b0.th` with its
+    `training_state_eN_b0.th`) is in `run`: the epoch `allennlp train --recover` goes on from (0:
+    none). `srcframework.common.training_runs.epochs_done` counts the epochs finished instead."""
     done = 0
     for name in os.listdir(run) if os.path.isdir(run) else []:
         match = CHECKPOINT.match(name)
@@ -126,7 +123,7 @@ def _full(state):
 def source_key(path: str) -> str:
     """How a record names the folder or output it came from: relative to the clone's root when inside it
     (so a recipe finds it from the root on any machine), else absolute."""
-    root = os.path.dirname(os.path.dirname(default_folder()))
+    root = paths.PROJECT_ROOT
     absolute = os.path.abspath(path)
     inside = os.path.commonpath([absolute, root]) == root
     return os.path.normpath(os.path.relpath(absolute, root) if inside else absolute)
@@ -271,7 +268,7 @@ def _finished_members(run: str, float16: bool, leave_out_initial: bool) -> (Dict
 def _training_members(run: str, float16: bool, leave_out_initial: bool) -> (Dict[str, bytes], Dict):
     if os.path.isfile(os.path.join(run, "metrics.json")):
         return _finished_members(run, float16, leave_out_initial)
-    epoch = epochs_done(run)
+    epoch = checkpoint_epoch(run)
     if epoch == 0:
         raise InputError(f"{run}: no finished epoch to snapshot (no model_state_eN_b0.th with its training_state)")
     members = {}
@@ -330,7 +327,7 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
         Default: `models/snapshots` of the clone.
     float16 : `bool`, optional (default = `False`)
         Store floating tensors of a training's checkpoint in half precision.
-    max_bytes : `int`, optional (default = 20 MB)
+    max_bytes : `int`, optional (default = `limits.FILE_MAX_BYTES`, 20 MB)
     leave_out_initial : `bool`, optional (default = `True`)
         Leave out of a training's weights files the tensors equal to those of the model built
         afresh from its `config.json` (`restore` builds them again). A model that cannot be built
@@ -338,13 +335,13 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
     """
     if not os.path.exists(path) and not glob.glob(glob.escape(path) + ".journal-*.jsonl"):
         raise InputFileNotFound(f"{path}: no such training folder or job output")
-    max_bytes = MAX_BYTES if max_bytes is None else max_bytes
+    max_bytes = limits.FILE_MAX_BYTES if max_bytes is None else max_bytes
     kind = "training" if os.path.isdir(path) else "journal"
     if kind == "training":
         members, facts = _training_members(path, float16, leave_out_initial)
     else:
         members, facts = _journal_members(path)
-    folder = folder or default_folder()
+    folder = folder or paths.snapshots_dir()
     name = name or snapshot_name(path)
     os.makedirs(folder, exist_ok=True)
     tarball = os.path.join(folder, name + ".tar.gz")
@@ -385,9 +382,9 @@ def save(path: str, name: Optional[str] = None, folder: Optional[str] = None, fl
 
 def records(folder: Optional[str] = None) -> List[Dict]:
     """The records of every snapshot in `folder`, by name."""
-    folder = folder or default_folder()
-    paths = sorted(glob.glob(os.path.join(folder, "*.json")))
-    return [read_json(path) for path in paths]
+    folder = folder or paths.snapshots_dir()
+    found = sorted(glob.glob(os.path.join(folder, "*.json")))
+    return [read_json(path) for path in found]
 
 
 def find(source: str, folder: Optional[str] = None) -> Optional[Dict]:
@@ -410,7 +407,7 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
     `InputError` naming that job, before anything is written; so are left-out tensors that the model
     built from the snapshot's `config.json` cannot give back (see `save`).
     """
-    folder = folder or default_folder()
+    folder = folder or paths.snapshots_dir()
     record = find(source, folder)
     if record is None:
         return None
@@ -422,7 +419,7 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
         raise InputError(f"snapshot {record['name']}: {tarball} does not match the sha256 in its record")
     if record["kind"] == "training":
         done = os.path.isfile(os.path.join(target, "metrics.json"))
-        if done or (not record.get("finished") and epochs_done(target) >= record["epoch"]):
+        if done or (not record.get("finished") and checkpoint_epoch(target) >= record["epoch"]):
             return {**record, "restored": False}
         destination = target
     else:
@@ -431,16 +428,16 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
         destination = os.path.dirname(os.path.abspath(target))
     with tarfile.open(tarball, "r:gz") as archive:
         members = archive.getmembers()
-        paths = {}
+        targets = {}
         for member in members:
             if not member.isfile() or member.name.startswith("/") or ".." in member.name.split("/"):
                 raise InputError(f"snapshot {record['name']}: unexpected member {member.name!r}")
             name = member.name
             if record["kind"] == "journal":
                 name = os.path.basename(target) + name[len(os.path.basename(record["source"])):]
-            paths[member.name] = os.path.join(destination, name)
+            targets[member.name] = os.path.join(destination, name)
         if record["kind"] == "journal":
-            _check_not_running(record["name"], paths.values())
+            _check_not_running(record["name"], targets.values())
         payloads = {member.name: archive.extractfile(member).read() for member in members}
     for name, payload in payloads.items():
         if record.get("float16") and name.endswith(".th"):
@@ -451,7 +448,7 @@ def restore(source: str, folder: Optional[str] = None, target: Optional[str] = N
         payloads.update(_put_back(record, payloads))
     last = "metrics.json" if record.get("finished") else None  # a finished folder is finished only at the end
     for name, payload in sorted(payloads.items(), key=lambda item: item[0] == last):
-        path = paths[name]
+        path = targets[name]
         if record["kind"] == "journal" and _lines(path) >= payload.count(b"\n"):
             continue  # this machine's journal has gone at least as far: keep it
         if name == last:
@@ -535,7 +532,7 @@ def _lines(path: str) -> int:
 
 def remove(source: str, folder: Optional[str] = None) -> Optional[str]:
     """Deletes the snapshot of `source` (tarball and record); returns its name, or None when there is none."""
-    folder = folder or default_folder()
+    folder = folder or paths.snapshots_dir()
     record = find(source, folder)
     if record is None:
         return None

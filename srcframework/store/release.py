@@ -17,8 +17,8 @@ archive) into `models/`:
 
 The card's `model_usage` then names the file (`archive_file: "models/ID.tar.gz"`) with its
 `sha256` and `size`; `srcframework.pretrained` checks the sha256 before it loads a released archive.
-A snapshot of the training under way (`srcframework.training.snapshot`) is removed once its final
-archive is released.
+A snapshot of the training under way (`srcframework.store.snapshot`) is removed once its final
+archive is released. The size limits are `srcframework.store.limits`'s.
 """
 import gzip
 import io
@@ -34,10 +34,8 @@ from srcframework import pretrained
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import atomic_output, file_sha256, size_limit_text
 from srcframework.models.archived_encoders import archived_members
-from srcframework.training import snapshot
+from srcframework.store import limits, paths, snapshot
 
-MAX_BYTES = 20 * 1024 * 1024
-FOLDER_MAX_BYTES = 60 * 1024 * 1024
 # the members of an AllenNLP archive that a released model keeps (a name, or a folder ending in /)
 KEPT = ("config.json", "weights.th", "meta.json", "training_record.json", "vocabulary/", "fta/")
 
@@ -105,20 +103,6 @@ def slim(source: str, target: str, float16: bool = False) -> Dict:
     }
 
 
-def models_dir() -> str:
-    """`models/` of the clone (`pretrained.repository_root()`)."""
-    return os.path.join(pretrained.repository_root(), "models")
-
-
-def folder_bytes(folder: Optional[str] = None) -> int:
-    """The bytes of every file under `models/` (snapshots included)."""
-    folder = folder or models_dir()
-    total = 0
-    for base, _, names in os.walk(folder):
-        total += sum(os.path.getsize(os.path.join(base, name)) for name in names)
-    return total
-
-
 def write_card_fields(model_id: str, **fields) -> str:
     """Sets `model_usage` fields of a card file, keeping its layout (2-space JSON); returns the file."""
     path = pretrained.card_file(model_id)
@@ -136,7 +120,7 @@ def write_card_fields(model_id: str, **fields) -> str:
 
 
 def release(model_id: str, archive: Optional[str] = None, float16: bool = False,
-            max_bytes: int = MAX_BYTES, folder_max_bytes: int = FOLDER_MAX_BYTES) -> Dict:
+            max_bytes: Optional[int] = None, folder_max_bytes: Optional[int] = None) -> Dict:
     """
     Releases `archive` (default: the card's `output`) as `models/ID.tar.gz`: slims it, checks the
     budgets (the archive, and `models/` as a whole), and writes `archive_file`, `sha256` and `size`
@@ -148,9 +132,11 @@ def release(model_id: str, archive: Optional[str] = None, float16: bool = False,
     model_id : `str`
     archive : `str`, optional
     float16 : `bool`, optional (default = `False`)
-    max_bytes : `int`, optional (default = 20 MB)
-    folder_max_bytes : `int`, optional (default = 60 MB)
+    max_bytes : `int`, optional (default = `limits.FILE_MAX_BYTES`, 20 MB)
+    folder_max_bytes : `int`, optional (default = `limits.FOLDER_MAX_BYTES`, 60 MB)
     """
+    max_bytes = limits.FILE_MAX_BYTES if max_bytes is None else max_bytes
+    folder_max_bytes = limits.FOLDER_MAX_BYTES if folder_max_bytes is None else folder_max_bytes
     card = pretrained.model_card(model_id)
     model_id = card.id
     source = archive or card.model_usage.output
@@ -159,8 +145,9 @@ def release(model_id: str, archive: Optional[str] = None, float16: bool = False,
     if not os.path.isfile(source):
         raise InputFileNotFound(f"model {model_id!r}: no archive at {source}; it is made by {pretrained.making(card)}")
     pretrained.finished_training(source)
-    relative = f"models/{model_id}{pretrained.ARCHIVE_SUFFIX}"
-    target = os.path.join(pretrained.repository_root(), relative)
+    folder = paths.models_dir(pretrained.repository_root())
+    target = os.path.join(folder, f"{model_id}{pretrained.ARCHIVE_SUFFIX}")
+    relative = os.path.relpath(target, pretrained.repository_root()).replace(os.sep, "/")
     previous = os.path.getsize(target) if os.path.isfile(target) else 0
     scratch = target + ".new"
     try:
@@ -169,7 +156,7 @@ def release(model_id: str, archive: Optional[str] = None, float16: bool = False,
             advice = "" if float16 else " (try --float16, checked with `allennlp models release ... --check`)"
             raise InputError(f"model {model_id!r}: the released archive would be {report['bytes'] / 1e6:.1f} MB, "
                              f"over the {size_limit_text(max_bytes)} limit{advice}")
-        total = folder_bytes(os.path.dirname(target)) - previous  # the scratch copy is counted once
+        total = limits.folder_bytes(folder) - previous  # the scratch copy is counted once
         if total > folder_max_bytes:
             raise InputError(f"models/ would hold {total / 1e6:.1f} MB with {model_id}, over its "
                              f"{size_limit_text(folder_max_bytes)} budget: release fewer or smaller archives")

@@ -1,4 +1,5 @@
-"""A recipe's training put back from its released archive instead of trained again.
+"""A recipe's training put back from its released archive instead of trained again (the recipe
+runner, `srcframework.recipes.runner`, decides when; this module does it).
 
 A training whose card is released in this clone (`models/ID.tar.gz`, its sha256 checked against
 the card) comes back from that archive on a machine that has no run of it, when the archive's
@@ -18,19 +19,17 @@ import tarfile
 import tempfile
 from typing import Optional
 
+from srcframework import pretrained
 from srcframework.common.files import file_sha256, write_json_atomic
-from srcframework.common.training_runs import ARCHIVE_NAME, METRICS_NAME
-from srcframework.recipes.recipe import Step
+from srcframework.common.training_runs import ARCHIVE_NAME, METRICS_NAME, config_difference
 
-def released_archive(step: Step, config: dict) -> Optional[str]:
-    """The released archive of `step`'s card (its sha256 checked) when its config is `config`; None
-    when the step has no card, the card no archive in this clone, or the archive another config."""
-    from srcframework import pretrained
-    from srcframework.recipes.state import config_difference
 
-    if not step.card:
+def released_archive(card_id: Optional[str], config: dict) -> Optional[str]:
+    """The released archive of the card `card_id` (its sha256 checked) when its config is `config`;
+    None when there is no card, the card has no archive in this clone, or the archive another config."""
+    if not card_id:
         return None
-    card = pretrained.model_card(step.card)
+    card = pretrained.model_card(card_id)
     if not pretrained.is_released(card) or not os.path.isfile(pretrained.released_file(card)):
         return None
     path = pretrained.checked_release(card)
@@ -39,13 +38,13 @@ def released_archive(step: Step, config: dict) -> Optional[str]:
     return path if config_difference(config, saved) is None else None
 
 
-def restore_from_release(step: Step, archive: str) -> None:
-    """Puts the training `step` back into its folder from its released `archive` (see the module):
-    unpacked into a staging folder beside it, which becomes the folder once complete."""
+def restore_from_release(folder: str, archive: str, card_id: Optional[str] = None) -> None:
+    """Puts a training back into its serialization `folder` from the released `archive` of the card
+    `card_id` (see the module): unpacked into a staging folder beside it, which becomes the folder
+    once complete."""
     from srcframework.compat import safe_extract
     from srcframework.training.callback_outputs import write_callback_outputs
 
-    folder = step.folder
     os.makedirs(os.path.dirname(os.path.abspath(folder)), exist_ok=True)
     staging = tempfile.mkdtemp(prefix=".from-release-", dir=os.path.dirname(os.path.abspath(folder)))
     try:
@@ -54,7 +53,7 @@ def restore_from_release(step: Step, archive: str) -> None:
         os.replace(os.path.join(staging, "weights.th"), os.path.join(staging, "best.th"))
         shutil.copyfile(archive, os.path.join(staging, ARCHIVE_NAME))
         write_callback_outputs(staging)
-        record = {"restored_from": os.path.relpath(archive), "sha256": file_sha256(archive), "card": step.card}
+        record = {"restored_from": os.path.relpath(archive), "sha256": file_sha256(archive), "card": card_id}
         write_json_atomic(os.path.join(staging, METRICS_NAME), record, indent=1)
         if os.path.isdir(folder):
             shutil.rmtree(folder)

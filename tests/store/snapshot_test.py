@@ -12,7 +12,7 @@ import torch
 from allennlp.commands.train import train_model_from_file
 
 from srcframework.common.errors import InputError, InputFileNotFound
-from srcframework.training import snapshot
+from srcframework.store import snapshot
 from tests.conftest import FIXTURES, run_allennlp
 
 CONFIG = str(FIXTURES / "bidaf_tiny.jsonnet")
@@ -107,7 +107,7 @@ def test_a_restored_snapshot_continues_as_the_straight_run(straight, overrides, 
 
     shutil.rmtree(run)  # a new machine: nothing but the repository
     restored = snapshot.restore(str(run), folder=str(snaps))
-    assert restored["restored"] and snapshot.epochs_done(str(run)) == 1
+    assert restored["restored"] and snapshot.checkpoint_epoch(str(run)) == 1
     train_model_from_file(CONFIG, str(run), overrides=overrides, recover=True)
 
     ours, theirs = weights(run / "model_state_e3_b0.th"), weights(straight / "model_state_e3_b0.th")
@@ -324,7 +324,7 @@ def test_a_restore_whose_initialisation_reads_other_files_writes_nothing(straigh
 def test_a_model_that_cannot_be_built_keeps_every_tensor(straight, tmp_path, caplog):
     run = stopped_after_epoch_2(straight, tmp_path)
     initialised_from(run, tmp_path / "gone.th")
-    with caplog.at_level(logging.WARNING, logger="srcframework.training.snapshot"):
+    with caplog.at_level(logging.WARNING, logger="srcframework.store.snapshot"):
         record = snapshot.save(str(run), folder=str(tmp_path / "s"))
     assert record["left_out"] == {}
     assert record["initial_tensors"].startswith(

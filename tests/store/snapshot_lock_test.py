@@ -6,7 +6,7 @@ import pytest
 
 from srcframework.common.errors import InputError
 from srcframework.common.journal import JournalLock
-from srcframework.training import snapshot
+from srcframework.store import snapshot
 
 
 def test_journals_a_running_job_holds_are_not_replaced(tmp_path):

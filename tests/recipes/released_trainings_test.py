@@ -1,70 +1,14 @@
-"""A recipe training put back from its released archive: only with the training's config, after the
-sha256 check, into a folder the recipe counts finished; the runner does it instead of training."""
+"""The recipe runner and `allennlp recipe status`/`snapshot` with a training whose card is released:
+put back from its released archive instead of trained (srcframework/store/from_release.py does
+the putting back), or from its snapshot, and judged as the run would judge it."""
 import json
 import shutil
-import tarfile
 
 import pytest
 
 from srcframework.common.errors import InputError
-from srcframework.common.files import file_sha256
-from srcframework.common.training_runs import finished
-from srcframework.recipes.from_release import released_archive, restore_from_release
-from srcframework.recipes.recipe import Step
-from tests.conftest import FIXTURES, ROOT, training_state_kept
-
-
-def release(tmp_path, monkeypatch, archive_source, model_id):
-    """A clone-like folder (its cards the ones the tests see) whose card `model_id` (bidaf-quickstart's,
-    renamed) releases a copy of `archive_source` as models/ID.tar.gz; that copy's path."""
-    cards = tmp_path / "clone" / "modelcards"
-    cards.mkdir(parents=True)
-    (tmp_path / "clone" / "models").mkdir()
-    archive = tmp_path / "clone" / "models" / f"{model_id}.tar.gz"
-    shutil.copyfile(archive_source, archive)
-    card = json.loads((ROOT / "srcframework" / "modelcards" / "bidaf-quickstart.json").read_text())
-    card["id"] = model_id
-    card["model_usage"].update(archive_file=f"models/{model_id}.tar.gz", sha256=file_sha256(str(archive)),
-                               size=archive.stat().st_size)
-    (cards / f"{model_id}.json").write_text(json.dumps(card))
-    monkeypatch.setenv("SRCFRAMEWORK_MODELCARDS", str(cards))
-    return archive
-
-
-@pytest.fixture
-def released(tmp_path, monkeypatch, tiny_archive):
-    """The tiny BiDAF's archive released under card `tiny-released`; its path and config."""
-    archive = release(tmp_path, monkeypatch, tiny_archive, "tiny-released")
-    with tarfile.open(archive) as tar:
-        config = json.load(tar.extractfile("config.json"))
-    return archive, config
-
-
-def test_a_released_training_comes_back_into_a_finished_folder(released, tmp_path):
-    archive, config = released
-    step = Step(name="first", config=str(FIXTURES / "bidaf_tiny.jsonnet"), folder=str(tmp_path / "runs" / "first"),
-                card="tiny-released")
-    assert released_archive(step, config) == str(archive)
-    restore_from_release(step, str(archive))
-    folder = tmp_path / "runs" / "first"
-    assert finished(str(folder))
-    assert (folder / "model.tar.gz").read_bytes() == archive.read_bytes()
-    assert json.loads((folder / "config.json").read_text()) == config
-    assert (folder / "best.th").is_file() and (folder / "vocabulary" / "tokens.txt").is_file()
-    assert json.loads((folder / "metrics.json").read_text())["sha256"] == file_sha256(str(archive))
-    assert not [p for p in (tmp_path / "runs").iterdir() if p.name.startswith(".")]  # no staging left
-
-
-def test_another_config_no_card_or_a_changed_archive_is_not_put_back(released, tmp_path):
-    archive, config = released
-    step = Step(name="first", config="x.jsonnet", folder=str(tmp_path / "first"), card="tiny-released")
-    changed = json.loads(json.dumps(config))
-    changed["trainer"]["num_epochs"] = 99
-    assert released_archive(step, changed) is None
-    assert released_archive(Step(name="first", config="x.jsonnet", folder=str(tmp_path / "first")), config) is None
-    archive.write_bytes(archive.read_bytes() + b"\0")
-    with pytest.raises(InputError, match="does not match the sha256 its card records"):
-        released_archive(step, config)
+from tests.conftest import FIXTURES, training_state_kept
+from tests.store.from_release_test import release
 
 
 def test_the_runner_puts_a_released_training_back_instead_of_training_it(tmp_path, monkeypatch, tiny_archive, capsys):
@@ -116,7 +60,7 @@ def test_the_runner_puts_a_finished_training_back_from_its_snapshot(tmp_path, ti
     from srcframework.recipes.recipe import load_recipe
     from srcframework.recipes.runner import run_recipe
     from srcframework.recipes.state import StepStates
-    from srcframework.training import snapshot
+    from srcframework.store import snapshot
 
     recipe_folder = tmp_path / "two"
     recipe_folder.mkdir()
@@ -137,27 +81,6 @@ def test_the_runner_puts_a_finished_training_back_from_its_snapshot(tmp_path, ti
     out = capsys.readouterr().out
     assert "one: finished, put back from its snapshot" in out and "train " not in out
     assert StepStates(recipe, str(runs)).state(recipe.step("one")).status == "finished"
-
-
-def test_a_released_archive_with_a_member_outside_is_refused_and_nothing_is_left(released, tmp_path):
-    import io
-
-    from srcframework.compat import UnsafeArchiveError
-
-    archive, _ = released
-    with tarfile.open(archive, "r:gz") as tar:
-        members = [(m, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()]
-    bad = tmp_path / "bad.tar.gz"
-    with tarfile.open(bad, "w:gz") as tar:
-        for member, payload in members + [(tarfile.TarInfo("vocabulary/../../escaped.txt"), b"x")]:
-            member.size = len(payload)
-            tar.addfile(member, io.BytesIO(payload))
-    step = Step(name="first", config="x.jsonnet", folder=str(tmp_path / "runs" / "first"), card="tiny-released")
-    with pytest.raises(UnsafeArchiveError):
-        restore_from_release(step, str(bad))
-    assert not (tmp_path / "escaped.txt").exists() and list((tmp_path / "runs").iterdir()) == []
-    restore_from_release(step, str(archive))
-    assert (tmp_path / "runs" / "first").stat().st_mode & 0o777 == 0o755
 
 
 def test_recipe_snapshot_judges_a_released_training_as_the_run_would(tmp_path, monkeypatch, tiny_archive):
