@@ -11,7 +11,10 @@ it nothing changes. Current adaptations:
   configs) extracts a model archive with ``tarfile.extractall`` and no filter, so a member named
   ``../x`` or ``/x``, or a link pointing outside, writes outside the extraction folder. It now
   refuses such an archive with an `UnsafeArchiveError` naming the archive and the member, before
-  anything is written, and extracts the rest with ``tarfile``'s ``"data"`` filter. An archive
+  anything is written, and extracts the rest with ``tarfile``'s ``"data"`` filter. Before that
+  it reads the archive to its end (`srcframework.common.archive_check`): the gzip stream's CRC
+  and length and the tar listing, which ``tarfile`` alone never checks whole, so a flipped byte, a
+  truncated file or a git-LFS pointer file is one line and nothing is extracted. An archive
   that a stopped training left (a ``model.tar.gz`` whose serialization folder has no
   ``metrics.json``: AllenNLP archives the best epoch so far when a training is interrupted) is
   loaded with a warning line saying so and how to resume the training
@@ -37,6 +40,7 @@ from typing import Any, Dict, List, Tuple
 import torch
 from allennlp.common.checks import ConfigurationError
 
+from srcframework.common.archive_check import check_archive
 from srcframework.common.training_runs import stopped_archive_note
 
 logger = logging.getLogger(__name__)
@@ -111,13 +115,20 @@ def safe_extract(archive_file, folder: str) -> None:
     Extracts the gzipped tar `archive_file` into `folder`, refusing (before writing anything) an
     archive with a member that would land outside `folder`: an absolute name, a `..` component, a
     symbolic or hard link pointing outside, a device. Where Python has it, `tarfile`'s `"data"`
-    filter checks every member again as it is written (links through links included).
+    filter checks every member again as it is written (links through links included). Before
+    that, the whole file is read (`check_archive`): a damaged, truncated or git-LFS pointer file is
+    an `ArchiveError` line, and nothing is extracted.
 
     # Raises
+
+    ArchiveError
+        Says what is wrong with the file.
 
     UnsafeArchiveError
         Names the archive and the offending member.
     """
+    if isinstance(archive_file, (str, os.PathLike)):
+        check_archive(archive_file)
     with tarfile.open(archive_file, "r:gz") as archive:
         members = archive.getmembers()
         for member in members:
