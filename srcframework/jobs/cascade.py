@@ -5,7 +5,8 @@ scored overall and per accent group in one call.
    join rules the `squad_src` reader follows too) are transcribed into `OUT_DIR/transcripts.json`
    (`srcframework.jobs.transcription`: journaled and resumable; a rerun with the same recognizer
    reuses the file). With `--transcripts FILE` an existing `allennlp transcribe` output of
-   SRC_DIR is used instead and nothing is transcribed.
+   SRC_DIR is used instead and nothing is transcribed. The cascade parses the transcripts file once
+   (its questions and summary).
 2. That file is read with the archive's validation dataset reader and answered in batches
    (`Model.forward_on_instances`).
 3. `OUT_DIR/predictions.jsonl` gets one line per question (id, fid, prediction, answers, groups,
@@ -76,17 +77,18 @@ def transcript_questions(path: str) -> Tuple[List[dict], dict]:
     return qas, meta
 
 
-def reuse_transcripts(path: str, folder: SquadSrcFolder) -> dict:
-    """The transcription summary of an existing `transcribe` output of `folder`; a file made
-    from another folder, or from recordings that have changed since (their sha256 is not the one
-    the file records), is an error."""
+def reuse_transcripts(path: str, folder: SquadSrcFolder) -> Tuple[dict, List[dict], dict]:
+    """`(transcription summary, questions, transcription metadata)` of an existing `transcribe`
+    output of `folder`, the file read once (`transcript_questions`); a file made from another
+    folder, or from recordings that have changed since (their sha256 is not the one the file
+    records), is an error."""
     questions, meta = transcript_questions(path)
     source = meta.get("source")
     if source is not None and os.path.realpath(source) != os.path.realpath(folder.folder):
         raise DatasetError(path, f"these are transcripts of {source}, not of {os.path.abspath(folder.folder)}")
     check_recordings(path, meta, questions, folder)
     empty = len(meta.get("empty_transcripts", []))
-    return {
+    summary = {
         "transcripts_file": os.path.abspath(path),
         "questions": len(questions),
         "transcribed_now": 0,
@@ -94,6 +96,7 @@ def reuse_transcripts(path: str, folder: SquadSrcFolder) -> dict:
         "empty_transcripts": empty,
         "invalid_audio": len(meta.get("invalid_audio", [])),
     }
+    return summary, questions, meta
 
 
 def check_recordings(path: str, meta: dict, questions: List[dict], folder: SquadSrcFolder) -> None:
@@ -172,11 +175,11 @@ def run_cascade(
     check_output_path(out_dir, "cascade output folder", is_dir=True)
     if not os.path.isfile(archive_path):
         raise FileNotFoundError(f"model archive not found: {archive_path}")
-    transcription = reuse_transcripts(transcripts_path, folder) if transcripts_path is not None else None
+    reused = reuse_transcripts(transcripts_path, folder) if transcripts_path is not None else None
     os.makedirs(out_dir, exist_ok=True)
     with JournalLock(os.path.join(out_dir, LOCK_NAME), what=f"the cascade output folder {out_dir}"):
         return _answer_and_score(folder, archive_path, out_dir, settings, cuda_device, predict_batch_size,
-                                 transcripts_path, transcription)
+                                 transcripts_path, reused)
 
 
 def _answer_and_score(
@@ -187,18 +190,21 @@ def _answer_and_score(
     cuda_device: int,
     predict_batch_size: int,
     transcripts_path: Optional[str],
-    transcription: Optional[dict],
+    reused: Optional[Tuple[dict, List[dict], dict]],
 ) -> dict:
-    """The work of `run_cascade` once the run holds the lock of `out_dir`; `transcription`: the
-    summary of the reused `transcripts_path` (None: transcribe into OUT_DIR)."""
+    """The work of `run_cascade` once the run holds the lock of `out_dir`; `reused`: what
+    `reuse_transcripts` read of `transcripts_path` (None: transcribe into OUT_DIR, then read that
+    file once)."""
     for name in OUTPUT_NAMES:  # an earlier run's results must not pass for this run's
         if os.path.exists(os.path.join(out_dir, name)):
             logger.info("removing %s of an earlier run", os.path.join(out_dir, name))
             os.remove(os.path.join(out_dir, name))
-    if transcripts_path is None:
+    if reused is None:
         transcripts_path = os.path.join(out_dir, TRANSCRIPTS_NAME)
         transcription = transcribe(folder, transcripts_path, settings)
-    questions, meta = transcript_questions(transcripts_path)
+        questions, meta = transcript_questions(transcripts_path)
+    else:
+        transcription, questions, meta = reused
     readable = len(questions) - transcription["empty_transcripts"]
     predicted = {}
     if readable:

@@ -113,6 +113,21 @@ def test_transcripts_option_reuses_a_transcribe_output(tmp_path, tiny_archive, t
     assert metrics["questions"] == 2 and metrics["recognizer"] == {"type": "pocketsphinx"}
 
 
+def test_the_transcripts_file_is_read_once_and_the_folder_joined_once(tmp_path, tiny_archive, transcribed, monkeypatch):
+    """With `--transcripts`, the cascade parses the file once (its questions and summary; the model's
+    reader reads it to answer) and joins the folder once (to check the recordings)."""
+    from srcframework.data.squad_src_layout import SquadSrcFolder
+    from srcframework.jobs import cascade
+
+    src, transcripts = transcribed
+    reads, joins = [], []
+    parse_file, join = cascade.transcript_questions, SquadSrcFolder.join
+    monkeypatch.setattr(cascade, "transcript_questions", lambda path: reads.append(path) or parse_file(path))
+    monkeypatch.setattr(SquadSrcFolder, "join", lambda self, **kwargs: joins.append(self.folder) or join(self, **kwargs))
+    run(parse(str(src), str(tiny_archive), str(tmp_path / "cascade"), "--transcripts", str(transcripts), "--no-progress"))
+    assert reads == [str(transcripts)] and joins == [str(src)]
+
+
 def test_transcripts_of_another_folder_or_with_a_duplicated_id_are_errors(tmp_path, tiny_archive, transcribed):
     src, transcripts = transcribed
     with pytest.raises(ValueError, match=r"transcripts.json: these are transcripts of .*src, not of .*elsewhere"):
