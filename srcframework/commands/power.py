@@ -74,4 +74,16 @@ def text(entry: dict, pilot: str) -> str:
         lines.append(f"  {DESIGN_WORDS[design]} (SD {found['sd']:.2f}): {found['seeds_needed']} {UNITS[design]} needed; "
                      f"with {entry['planned_seeds']}: power {found['planned_power']:.2f}, "
                      + detects.format(found["planned_detects"]) + f" at power {entry['power']:g}")
+        spread = found.get("seeds_needed_interval")
+        if spread:
+            lines.append(f"    the SD's {spread['confidence']:.0%} interval [{spread['sd_low']:.2f}, {spread['sd_high']:.2f}] "
+                         f"(chi-square, {spread['df']} degrees of freedom) gives {seeds_range(spread)} {UNITS[design]} needed")
     return "\n".join(lines)
+
+
+def seeds_range(spread: dict) -> str:
+    """`[low, high]` seeds needed at the ends of the SD's interval ("more than 100000" where unbounded)."""
+    from srcframework.metrics.power import MAX_SEEDS
+
+    high = spread["high"] if spread["high"] is not None else f"more than {MAX_SEEDS}"
+    return f"[{spread['low']}, {high}]"

@@ -12,9 +12,13 @@ Two tests, each in two designs:
 `sd` is the between-seed standard deviation within an arm). `paired`: `n` seed pairs, seed k of
 one arm with seed k of the other (paired t, `n - 1` degrees of freedom; `sd` is that of the
 seed-paired differences).
+
+The SD comes from a few pilot seeds, so the seeds needed are uncertain too: `sd_interval` is the
+chi-square confidence interval of a standard deviation with its degrees of freedom (`2n - 2` for
+arms pooled, `n - 1` for seed pairs), and `seeds_needed_interval` the seeds needed at its two ends.
 """
 import math
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 from scipy import integrate, stats
@@ -165,3 +169,30 @@ def ttest_power(n: int, sd: float, effect: float, alpha: float = 0.05, design: s
     """The power of a two-sided t-test of `n` seeds per arm (or pairs) at a true difference `effect`."""
     _check(sd, alpha, design)
     return _t_power(design, abs(effect) / sd, int(n), alpha)
+
+
+def sd_interval(sd: float, df: int, confidence: float = 0.95):
+    """`(low, high)`: the chi-square interval of a normal standard deviation estimated as `sd` with
+    `df` degrees of freedom: `sd * sqrt(df / chi2(1 - a/2, df))` to `sd * sqrt(df / chi2(a/2, df))`."""
+    if not (isinstance(sd, (int, float)) and math.isfinite(sd) and sd > 0):
+        raise InputError(f"the standard deviation must be a positive number, got {sd!r}")
+    if int(df) != df or df < 1:
+        raise InputError(f"the degrees of freedom must be a whole number of at least 1, got {df!r}")
+    if not 0 < confidence < 1:
+        raise InputError(f"the confidence must lie between 0 and 1, got {confidence!r}")
+    tail = (1.0 - confidence) / 2.0
+    return (sd * math.sqrt(df / float(stats.chi2.ppf(1.0 - tail, df))),
+            sd * math.sqrt(df / float(stats.chi2.ppf(tail, df))))
+
+
+def seeds_needed_interval(needed: Callable[[float], int], sd: float, df: int, confidence: float = 0.95) -> dict:
+    """`{"sd_low", "sd_high", "df", "confidence", "low", "high"}`: the SD's chi-square interval and
+    `needed(sd)` (the seeds a test needs at that SD, increasing in it) at its two ends; `high` is
+    None where more than `MAX_SEEDS` would be needed."""
+    sd_low, sd_high = sd_interval(sd, df, confidence)
+    try:
+        high: Optional[int] = needed(sd_high)
+    except InputError:
+        high = None
+    return {"sd_low": sd_low, "sd_high": sd_high, "df": int(df), "confidence": confidence,
+            "low": needed(sd_low), "high": high}

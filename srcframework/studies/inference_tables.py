@@ -174,6 +174,15 @@ def drop_by_set_table(results: dict) -> Table:
 DESIGN_LABELS = {"independent": "independent arms (seeds per arm)", "paired": "seed pairs"}
 
 
+def _needed(found: dict) -> str:
+    """The seeds needed, with the interval from the SD's where the entry has it."""
+    spread = found.get("seeds_needed_interval")
+    if not spread:
+        return str(found["seeds_needed"])
+    high = spread["high"] if spread["high"] is not None else "more"
+    return f"{found['seeds_needed']} [{spread['low']}, {high}]"
+
+
 def power_table(results: dict) -> Table:
     power = results.get("power") or {}
     rows = []
@@ -186,7 +195,7 @@ def power_table(results: dict) -> Table:
                                                            if entry.get("reduction") is not None else "")
         for design, found in entry["designs"].items():
             rows.append([entry["model"], entry["twin"], outcome, test, DESIGN_LABELS[design],
-                         " / ".join(str(n) for n in entry["pilot_seeds"]), found["sd"], found["seeds_needed"],
+                         " / ".join(str(n) for n in entry["pilot_seeds"]), found["sd"], _needed(found),
                          entry["planned_seeds"], f"{found['planned_power']:.2f}", found["planned_detects"]])
     label = "retrospective: computed after the runs from their own between-seed spread" if power.get("retrospective") \
         else "from a pilot's between-seed spread"
@@ -202,6 +211,10 @@ def power_table(results: dict) -> Table:
         "Detectable with them: the smallest margin (equivalence) or true difference (difference test) that the "
         "planned seeds reach with that power.",
     ]
+    if any("seeds_needed_interval" in found for entry in power.get("entries") or [] for found in entry["designs"].values()):
+        notes.append("[low, high] after the seeds needed: the seeds needed at the two ends of the between-seed SD's "
+                     "95% interval (chi-square, with the SD's degrees of freedom: both arms' seeds less 2, or the "
+                     "seed pairs less 1); with few pilot seeds the SD, and so the number needed, is that uncertain.")
     return Table("power", f"Power ({label.split(':')[0]})", header, rows, 5, None, notes)
 
 

@@ -9,7 +9,9 @@ at least two seeds in each arm; the paired design needs as many in both.
 `power_entry` answers for a planned design: the seeds per arm (or seed pairs) that a test needs
 for a power, and what the pilot's number of seeds (or another) can detect. `add_retrospective_power`
 puts such entries into a study's results (`power`), labelled retrospective: computed after the
-runs from the runs themselves.
+runs from the runs themselves. Each design's seeds needed come with `seeds_needed_interval`: the
+seeds needed at the two ends of the SD's 95% chi-square interval (with the pilot's few seeds the
+SD, and so the seeds needed, is uncertain).
 """
 import math
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ import numpy as np
 from srcframework.common.errors import InputError
 from srcframework.metrics.power import (
     DESIGNS,
+    seeds_needed_interval,
     tost_detectable_margin,
     tost_power,
     tost_seeds_needed,
@@ -29,6 +32,8 @@ from srcframework.metrics.power import (
 )
 
 OUTCOMES = ("clean_f1", "drop_difference")
+# the confidence of the between-seed SD's interval, and so of the seeds needed
+SD_CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,12 @@ class PilotFigures:
         if self.outcome == "clean_f1":
             return [m - t for m, t in zip(self.model_seeds, self.twin_seeds)]
         return [t - m for m, t in zip(self.model_seeds, self.twin_seeds)]
+
+    def df(self, design: str) -> int:
+        """The degrees of freedom of `sd(design)`: both arms' seeds less 2, or the seed pairs less 1."""
+        if design == "independent":
+            return len(self.model_seeds) + len(self.twin_seeds) - 2
+        return len(self.differences or []) - 1
 
     def sd(self, design: str) -> float:
         """The between-seed standard deviation a design's power takes: pooled within arms
@@ -161,6 +172,11 @@ def power_entry(figures: PilotFigures, margin: Optional[float] = None, effect: O
         if design == "paired" and figures.differences is None:
             continue
         sd = figures.sd(design)
+        df = figures.df(design)
+        if margin is not None:
+            needed = lambda spread, design=design: tost_seeds_needed(spread, margin, power, alpha, 0.0, design)  # noqa: E731
+        else:
+            needed = lambda spread, design=design: ttest_seeds_needed(spread, effect, power, alpha, design)  # noqa: E731
         if margin is not None:
             found = {"sd": sd, "seeds_needed": tost_seeds_needed(sd, margin, power, alpha, 0.0, design),
                      "planned_power": tost_power(planned, sd, margin, 0.0, alpha, design),
@@ -169,6 +185,7 @@ def power_entry(figures: PilotFigures, margin: Optional[float] = None, effect: O
             found = {"sd": sd, "seeds_needed": ttest_seeds_needed(sd, effect, power, alpha, design),
                      "planned_power": ttest_power(planned, sd, effect, alpha, design),
                      "planned_detects": ttest_detectable(planned, sd, power, alpha, design)}
+        found["seeds_needed_interval"] = seeds_needed_interval(needed, sd, df, SD_CONFIDENCE)
         entry["designs"][design] = found
     return entry
 

@@ -60,3 +60,9 @@ def test_the_docs_example_is_what_the_command_prints(monkeypatch, capsys):
     printed = printed[:printed.index("```")]
     monkeypatch.chdir(ROOT)
     assert allennlp(monkeypatch, capsys, *command.split()[1:]) == printed
+
+
+def test_the_seeds_needed_come_with_the_interval_from_the_sds(monkeypatch, capsys):
+    out = allennlp(monkeypatch, capsys, "power", PILOT, "--margin", "1.5")
+    assert "the SD's 95% interval [0.91, 4.36] (chi-square, 4 degrees of freedom) gives [8, 146] seeds per arm" in out
+    assert "(chi-square, 2 degrees of freedom) gives [6, 553] seed pairs needed" in out

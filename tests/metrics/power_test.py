@@ -75,3 +75,41 @@ def test_difference_tests_are_statsmodels():
 def test_bad_input_is_a_one_line_error(call, message):
     with pytest.raises(InputError, match=message):
         call()
+
+
+def test_the_sd_interval_is_the_chi_square_interval_of_a_standard_deviation():
+    from scipy import stats
+
+    from srcframework.metrics.power import sd_interval
+
+    low, high = sd_interval(2.0, 4)
+    assert low == pytest.approx(2.0 * (4 / stats.chi2.ppf(0.975, 4)) ** 0.5)
+    assert high == pytest.approx(2.0 * (4 / stats.chi2.ppf(0.025, 4)) ** 0.5)
+    assert low < 2.0 < high
+    # a simulation: the interval covers the true SD about 95% of the time
+    rng = np.random.default_rng(0)
+    draws = rng.normal(0.0, 1.5, size=(4000, 5))
+    covered = sum(lo <= 1.5 <= hi for lo, hi in (sd_interval(float(np.std(row, ddof=1)), 4) for row in draws))
+    assert 0.93 < covered / 4000 < 0.97
+
+
+def test_the_seeds_needed_interval_takes_the_seeds_at_both_ends():
+    from srcframework.metrics.power import seeds_needed_interval, sd_interval, tost_seeds_needed
+
+    found = seeds_needed_interval(lambda sd: tost_seeds_needed(sd, 1.5), 1.5, 4)
+    sd_low, sd_high = sd_interval(1.5, 4)
+    assert (found["sd_low"], found["sd_high"], found["df"]) == (sd_low, sd_high, 4)
+    assert found["low"] == tost_seeds_needed(sd_low, 1.5) < tost_seeds_needed(1.5, 1.5) < found["high"]
+    assert found["high"] == tost_seeds_needed(sd_high, 1.5)
+
+
+@pytest.mark.parametrize("sd, df, confidence, message", [
+    (0.0, 4, 0.95, "standard deviation must be a positive number"),
+    (1.0, 0, 0.95, "degrees of freedom must be a whole number of at least 1"),
+    (1.0, 4, 1.5, "confidence must lie between 0 and 1"),
+])
+def test_a_bad_sd_interval_input_is_one_line(sd, df, confidence, message):
+    from srcframework.metrics.power import sd_interval
+
+    with pytest.raises(InputError, match=message):
+        sd_interval(sd, df, confidence)
