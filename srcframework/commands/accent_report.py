@@ -24,7 +24,8 @@ class AccentReport(Subcommand):
             "Official SQuAD v1.1 EM/F1 (0-100) of `allennlp predict --predictor span_qa` output, "
             "overall and per group (country, gender, speaker), with the F1 range over countries "
             "and, where predictions carry question and original_question, the WER of the questions; "
-            "bootstrap 95% intervals of the overall F1, each country's F1 and the F1 range. "
+            "bootstrap 95% intervals of the overall F1 and each country's F1, and for the F1 range a "
+            "permutation test of no difference between the countries (a bootstrap interval of a range runs high). "
             "Writes report.json, report.md and f1_by_country.png into OUT_DIR and prints the Markdown."
         )
         subparser = parser.add_parser(self.name, description=description, help="Score predictions per accent group.")
@@ -39,7 +40,8 @@ class AccentReport(Subcommand):
         subparser.add_argument("--title", help="title of the Markdown report and the plot")
         subparser.add_argument(
             "--bootstrap", type=int, default=1000,
-            help="bootstrap resamples for the F1 intervals (each country resampled within itself); 0: none",
+            help="bootstrap resamples for the F1 intervals (each country resampled within itself), and rounds of "
+                 "the F1 range's permutation test; 0: none",
         )
         subparser.add_argument("--seed", type=int, default=0, help="seed of the resamples")
         subparser.set_defaults(func=run)

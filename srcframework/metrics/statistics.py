@@ -22,6 +22,12 @@ this is the ordinary bootstrap, drawn as `bootstrap_indices` draws it.
   a tenth of the level;
 - `holm`: Holm-Bonferroni adjusted p-values of a family;
 - `tost`: two one-sided tests of equivalence within a margin, from bootstrap draws;
+- `range_permutation_test`: the range of group means (the F1 range: best group's F1 minus the
+  worst's) and the p of a permutation test of no difference between the groups (the group labels
+  shuffled over the questions, group sizes kept), `(hits + 1) / (rounds + 1)`. The range of
+  maxima and minima is biased upward under a bootstrap (a resample's best group is often not the
+  range's best), so a percentile interval of it can lie above the range itself; the permutation
+  null carries the same bias, so the test compares like with like;
 - `Resampler`: all of the above over question ids, with the study's clusters (contexts) and
   the seeds of each model, sharing draws between the tests over the same questions.
 
@@ -145,6 +151,49 @@ def normal_p(cluster_sums: np.ndarray, size: int) -> float:
     if spread == 0.0:
         return 1.0
     return math.erfc(abs(float(sums.sum()) / size) / spread / math.sqrt(2.0))
+
+
+RANGE_TEST = ("permutation test of no difference between the groups: the group labels shuffled over the questions "
+              "(group sizes kept), the range of group means taken in each round")
+
+
+def range_permutation_test(values: Sequence[float], groups: Sequence[str], rounds: int = PERMUTATIONS,
+                           seed: int = 0) -> Dict[str, float]:
+    """
+    `{"value", "p", "rounds"}`: the range of the group means of `values` (the best group's mean
+    minus the worst's) and the p of a one-sided permutation test of no difference between the
+    groups: in each round the group labels are shuffled over the values, group sizes kept, and the
+    round's range taken; p is `(rounds whose range reaches the observed one + 1) / (rounds + 1)`.
+
+    # Parameters
+
+    values : `Sequence[float]`
+        One score per question (a model's F1, its mean over seeds).
+    groups : `Sequence[str]`
+        The group (country, voice) of each question, at least two groups.
+    rounds : `int`, optional (default = `PERMUTATIONS`)
+    seed : `int`, optional (default = `0`)
+    """
+    scores = _as_scores(values, "values")
+    if len(groups) != scores.size:
+        raise ValueError(f"{len(groups)} group labels for {scores.size} values")
+    names, codes = np.unique(np.asarray([str(group) for group in groups]), return_inverse=True)
+    if names.size < 2:
+        raise ValueError(f"a range needs at least 2 groups, got {names.size}")
+    if int(rounds) != rounds or rounds < 1:
+        raise ValueError(f"rounds must be a positive whole number, got {rounds!r}")
+    sizes = np.bincount(codes, minlength=names.size).astype(float)
+
+    def spread(labels: np.ndarray) -> float:
+        means = np.bincount(labels, weights=scores, minlength=names.size) / sizes
+        return float(means.max() - means.min())
+
+    observed = spread(codes)
+    generator = np.random.default_rng(seed)
+    hits = 0
+    for _ in range(int(rounds)):
+        hits += spread(generator.permutation(codes)) >= observed - 1e-9
+    return {"value": observed, "p": (hits + 1) / (int(rounds) + 1), "rounds": int(rounds)}
 
 
 def family_plan(tests: int, permutations: int = PERMUTATIONS, level: float = LEVEL) -> Tuple[str, int]:

@@ -7,11 +7,12 @@ the records of each group that have them. The same id may occur in several recor
 read by several speakers); every record counts once. A record without a value for a group key is
 left out of that key's groups but counts in the overall scores.
 
-With `bootstrap=N`, the report also gives percentile bootstrap intervals (95%): of the overall
-F1 (records resampled with replacement), of each country's F1 (its own records resampled) and of
-the F1 range (each country resampled within itself, the range taken in each resample). The range
-of resampled means is biased upward where countries score alike, so its interval may lie above the
-observed range; read it as how stable the spread is.
+With `bootstrap=N`, the report also gives percentile bootstrap intervals (95%) of the overall
+F1 (records resampled with replacement) and of each country's F1 (its own records resampled), and
+the F1 range gets the `p` of a permutation test of no difference between the countries (the
+country labels shuffled over the records, `N` rounds; `metrics.statistics.range_permutation_test`)
+instead of an interval: the range of resampled means is biased upward where countries score alike,
+so a bootstrap interval of it can lie above the observed range.
 """
 import json
 from pathlib import Path
@@ -23,7 +24,7 @@ from allennlp.common.checks import ConfigurationError
 from srcframework.common.files import atomic_output, write_text_atomic
 from srcframework.metrics.records import GROUP_KEYS, question_pairs
 from srcframework.metrics.squad import exact_match_score, f1_score, metric_max_over_ground_truths
-from srcframework.metrics.statistics import CONFIDENCE, bootstrap_indices, percentile_interval
+from srcframework.metrics.statistics import CONFIDENCE, bootstrap_indices, percentile_interval, range_permutation_test
 from srcframework.metrics.text_noise import wer
 
 
@@ -80,9 +81,10 @@ def _record_f1(record: dict) -> float:
 
 
 def add_intervals(report: dict, records: List[dict], bootstrap: int, seed: int = 0) -> dict:
-    """Add `f1_low`/`f1_high` to the overall scores and to each country, `low`/`high` to the F1
-    range, and `intervals: {"bootstrap", "seed", "confidence"}` to `report`; each country is
-    resampled on its own (seeded by its place in name order)."""
+    """Add `f1_low`/`f1_high` to the overall scores and to each country, the `p` (and `rounds`) of
+    a permutation test of no difference between the countries to the F1 range, and `intervals:
+    {"bootstrap", "seed", "confidence"}` to `report`; each country is resampled on its own (seeded
+    by its place in name order)."""
     f1 = np.array([_record_f1(record) for record in records])
     low, high = percentile_interval(f1[bootstrap_indices(f1.size, bootstrap, seed)].mean(axis=1))
     report["overall"].update(f1_low=low, f1_high=high)
@@ -92,17 +94,16 @@ def add_intervals(report: dict, records: List[dict], bootstrap: int, seed: int =
         country = str((record.get("groups") or {}).get("country", ""))
         if country in members:
             members[country].append(index)
-    resampled = []
     for number, name in enumerate(sorted(countries)):
         mine = f1[members[name]]
         means = mine[bootstrap_indices(mine.size, bootstrap, seed + 1 + number)].mean(axis=1)
         low, high = percentile_interval(means)
         countries[name].update(f1_low=low, f1_high=high)
-        resampled.append(means)
-    if report.get("f1_range") and resampled:
-        stacked = np.vstack(resampled)
-        low, high = percentile_interval(stacked.max(axis=0) - stacked.min(axis=0))
-        report["f1_range"].update(low=low, high=high)
+    if report.get("f1_range"):
+        kept = [index for name in sorted(countries) for index in members[name]]
+        labels = [name for name in sorted(countries) for _ in members[name]]
+        test = range_permutation_test(f1[kept], labels, bootstrap, seed)
+        report["f1_range"].update(p=test["p"], rounds=test["rounds"])
     report["intervals"] = {"bootstrap": bootstrap, "seed": seed, "confidence": CONFIDENCE}
     return report
 
@@ -172,7 +173,7 @@ def markdown_report(report: dict, title: Optional[str] = None) -> str:
     lines.append("")
     if spread:
         best, worst = report["by_country"][spread["best"]], report["by_country"][spread["worst"]]
-        interval = f" [{spread['low']:.1f}, {spread['high']:.1f}]" if "low" in spread else ""
+        interval = f" (p {spread['p']:.3f}, no difference between countries)" if "p" in spread else ""
         lines.append(
             f"F1 range over countries: {spread['value']:.1f}{interval} "
             f"(best {spread['best']} {best['f1']:.1f}, worst {spread['worst']} {worst['f1']:.1f})"
@@ -183,7 +184,9 @@ def markdown_report(report: dict, title: Optional[str] = None) -> str:
     if settings:
         lines += ["", f"[low, high]: {round(100 * settings['confidence'])}% percentile bootstrap interval "
                       f"({settings['bootstrap']} resamples with replacement, seed {settings['seed']}; each country "
-                      "resampled within itself, the F1 range taken in each resample)."]
+                      "resampled within itself). The F1 range's p: a permutation test of no difference between the "
+                      f"countries ({settings['bootstrap']} rounds, the country labels shuffled over the records); a "
+                      "bootstrap interval of a best-minus-worst range runs high, so the range gets a test instead."]
     return "\n".join(lines) + "\n"
 
 

@@ -11,10 +11,10 @@ per-question predictions (a rerun runs no model and gives the same numbers for t
 - `comparisons`: on each set, model against model;
 - `cross_comparisons` (where the study names `comparisons`): one pair against another across sets,
   over the question ids both hold, one Holm family;
-- each pair with two or more countries: `low`/`high` of its `f1_range`, from the same draws as
-  its F1 interval, each country's F1 recomputed within each resample; each pair with two or more
-  speakers (voices): `f1_range_by_speaker`, the best voice's F1 minus the worst's, with its
-  interval drawn the same way;
+- each pair with two or more countries: the `p` of its `f1_range`, a permutation test of no
+  difference between the countries (`significance.f1_range_test`: a bootstrap interval of a range
+  runs high, and can lie above the range itself); each pair with two or more speakers (voices):
+  `f1_range_by_speaker`, the best voice's F1 minus the worst's, with its test the same way;
 - `examples`: up to `examples` flips of each direction for each noisy pair;
 - `statistics`: how all of the above was computed.
 
@@ -42,7 +42,7 @@ from srcframework.studies.significance import (
     comparison_tests,
     correct,
     cross_comparisons,
-    f1_range_interval,
+    f1_range_test,
     model_comparisons,
     pair_intervals,
     paired_comparison,
@@ -116,13 +116,13 @@ def add_analysis(
     for pair in results["pairs"]:
         mine = scores[(pair["model"], pair["set"])]
         pair.update(pair_intervals(mine, resampler))
-        spread = f1_range_interval(mine, resampler) if pair.get("f1_range") else None
-        if spread is not None:
-            pair["f1_range"] = dict(pair["f1_range"], low=spread[0], high=spread[1])
+        test = f1_range_test(mine, "country", options.permutations, options.seed) if pair.get("f1_range") else None
+        if test is not None:
+            pair["f1_range"] = dict(pair["f1_range"], **test)
         voices = f1_range(pair.get("by_speaker") or {})
         if voices is not None:
-            spread = f1_range_interval(mine, resampler, "speaker")
-            pair["f1_range_by_speaker"] = voices if spread is None else dict(voices, low=spread[0], high=spread[1])
+            test = f1_range_test(mine, "speaker", options.permutations, options.seed)
+            pair["f1_range_by_speaker"] = voices if test is None else dict(voices, **test)
         reference = pair["reference"]
         if reference:
             clean = scores[(pair["model"], reference)]

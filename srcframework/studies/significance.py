@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from srcframework.metrics.statistics import LEVEL, Resampler, holm, percentile_interval
+from srcframework.metrics.statistics import LEVEL, PERMUTATIONS, RANGE_TEST, Resampler, holm, range_permutation_test
 from srcframework.studies.question_scores import PairScores, shared_ids
 
 SIGNIFICANCE_LEVEL = LEVEL
@@ -43,26 +43,22 @@ def question_groups(scores: PairScores, key: str = "country") -> List[Optional[s
     return found
 
 
-def f1_range_interval(scores: PairScores, resampler: Resampler, key: str = "country") -> Optional[Tuple[float, float]]:
-    """`(low, high)`: the bootstrap interval of the pair's F1 range over its `key` groups (the best
-    country's F1 minus the worst's; with `key="speaker"`, the best voice's minus the worst's) from
-    the resampler's draws of the pair's questions (paragraphs, and a model's seeds), each group's F1
-    recomputed within each resample. A resample that draws no question of a group ranges over the
-    groups it drew; one that draws under two groups is left out. None under two groups (or where
-    no resample draws two)."""
+def f1_range_test(scores: PairScores, key: str = "country", rounds: int = PERMUTATIONS, seed: int = 0) -> Optional[dict]:
+    """`{"p", "rounds", "test"}`: the permutation test of no difference between the pair's `key`
+    groups (countries; with `key="speaker"`, voices) of its F1 range (the best group's F1 minus
+    the worst's): each question's F1 (the mean over a model's seeds), the group labels shuffled
+    over the questions (`metrics.statistics.range_permutation_test`). None under two groups.
+
+    A bootstrap interval of a range of maxima and minima is biased upward (a resample's best group
+    is often not the range's best), and can lie above the range itself; the permutation null has
+    the same bias, so the test compares like with like."""
     groups = question_groups(scores, key)
-    names = sorted({name for name in groups if name is not None})
-    if len(names) < 2:
+    kept = [index for index, name in enumerate(groups) if name is not None]
+    if len({groups[index] for index in kept}) < 2:
         return None
-    where = np.asarray(groups, dtype=object)
-    means = np.stack([resampler.means(scores.ids, scores.f1_by_seed, scores.model, where == name) for name in names])
-    drawn = ~np.isnan(means)
-    usable = drawn.sum(axis=0) >= 2
-    if not usable.any():
-        return None
-    means = means[:, usable]
-    spread = np.where(drawn[:, usable], means, -np.inf).max(axis=0) - np.where(drawn[:, usable], means, np.inf).min(axis=0)
-    return percentile_interval(spread, resampler.confidence)
+    values = np.asarray(scores.f1_by_seed, dtype=np.float64).mean(axis=0)[kept]
+    found = range_permutation_test(values, [groups[index] for index in kept], rounds, seed)
+    return {"p": found["p"], "rounds": found["rounds"], "test": RANGE_TEST}
 
 
 def paired_comparison(first: PairScores, second: PairScores, resampler: Resampler, plan: Optional[Plan] = None) -> dict:

@@ -388,12 +388,13 @@ def _breakdown_table(results: dict, key: str, order: List[str], name: str, title
 
 
 def _f1_range(spread: Optional[dict]) -> Any:
-    """The F1 range cell: the value, with its interval where it has one."""
+    """The F1 range cell: the value, with the p of its permutation test where it has one. An
+    interval that earlier results hold (a bootstrap of the range, biased upward) is not shown."""
     if not spread:
         return None
-    if spread.get("low") is None:
+    if spread.get("p") is None:
         return spread["value"]
-    return Estimate(spread["value"], spread["low"], spread["high"])
+    return f"{spread['value']:.1f} (p {format_cell(PValue(spread['p']))})"
 
 
 RANGE_NOTES = {
@@ -416,11 +417,16 @@ def _groups_table(results: dict, key: str, name: str, title: str, with_range: bo
             counts[-1].append(None)
         rows.append(row)
     header = ["Model", "Test set"] + values + (["F1 range"] if with_range else [])
-    notes = [RANGE_NOTES[key] + "; its interval redraws the pair's resamples (the same draws as its F1 interval) "
-             "and takes the best and the worst group's F1 within each. A resample's best group is "
-             "often not the range's best (and its worst not the worst), so resampled ranges run high: "
-             "where the groups differ little the interval can lie above the range itself. Read it as "
-             "how far resampling spreads the range, not as a test of a range above 0."] if with_range else []
+    spreads = [pair.get("f1_range" if key == "country" else f"f1_range_by_{key}") or {} for pair in pairs]
+    notes = [RANGE_NOTES[key] + "; (p X): a permutation test of no difference between the groups (each "
+             "question's F1, the group labels shuffled over the questions with the groups' sizes kept, the range "
+             "taken in each round; p = (rounds reaching the range + 1) / (rounds + 1)). The range is given with a "
+             "test, not an interval: a bootstrap interval of a best-minus-worst range runs high, and where the "
+             "groups differ little it can lie above the range itself."] if with_range else []
+    if with_range and any("low" in spread and "p" not in spread for spread in spreads):
+        notes.append("A range shown alone: results written before 2026-12-06, which hold a bootstrap interval of "
+                     "the range (biased upward, not shown) and no test; the test needs the per-question "
+                     "predictions (a rerun of the study).")
     return Table(name, title, header, rows, 2, None, notes, counts)
 
 

@@ -294,3 +294,32 @@ def test_means_of_some_questions_use_the_draws_of_all_of_them():
     drawn = counts[:, codes[0]] + counts[:, codes[3]]
     expected = (counts[:, codes[0]] * 100.0 + counts[:, codes[3]] * 20.0) / np.where(drawn > 0, drawn, 1)
     assert np.allclose(some[drawn > 0], expected[drawn > 0]) and np.isnan(some[drawn == 0]).all()
+
+
+def test_range_permutation_test_keeps_group_sizes_and_counts_the_observed_range():
+    from srcframework.metrics.statistics import range_permutation_test
+
+    values = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0]
+    groups = ["a", "a", "b", "b", "c", "c"]
+    found = range_permutation_test(values, groups, rounds=2000, seed=1)
+    assert found["value"] == pytest.approx(1.0 - 0.5)
+    # by enumeration: the share of the 90 distinct relabellings whose range reaches 0.5
+    ranges = []
+    for labels in set(itertools.permutations(groups)):
+        means = {g: np.mean([v for v, l in zip(values, labels) if l == g]) for g in "abc"}
+        ranges.append(max(means.values()) - min(means.values()))
+    exact = np.mean([r >= 0.5 - 1e-9 for r in ranges])
+    assert found["p"] == pytest.approx(exact, abs=0.03)
+    assert range_permutation_test(values, groups, 2000, 1) == found  # deterministic for a seed
+
+
+@pytest.mark.parametrize("values, groups, rounds, message", [
+    ([1.0, 2.0], ["a"], 10, "1 group labels for 2 values"),
+    ([1.0, 2.0], ["a", "a"], 10, "at least 2 groups"),
+    ([1.0, 2.0], ["a", "b"], 0, "rounds must be a positive whole number"),
+])
+def test_range_permutation_test_refuses_bad_input(values, groups, rounds, message):
+    from srcframework.metrics.statistics import range_permutation_test
+
+    with pytest.raises(ValueError, match=message):
+        range_permutation_test(values, groups, rounds)

@@ -204,9 +204,11 @@ def many_records():
     return us + india
 
 
-def test_bootstrap_intervals_of_each_country_and_of_the_f1_range():
+def test_bootstrap_intervals_of_each_country_and_a_test_of_the_f1_range():
     import numpy as np
     from scipy import stats
+
+    from srcframework.metrics.statistics import range_permutation_test
 
     records = many_records()
     report = accent_report(records, bootstrap=500, seed=3)
@@ -220,22 +222,23 @@ def test_bootstrap_intervals_of_each_country_and_of_the_f1_range():
         country = report["by_country"][name]
         assert (country["f1_low"], country["f1_high"]) == pytest.approx((theirs.low, theirs.high))
         assert country["f1_low"] < country["f1"] < country["f1_high"]
-        means[name] = f1[np.random.default_rng(3 + 1 + number).integers(0, size, (500, size))].mean(axis=1)
     spread = report["f1_range"]
     assert spread["value"] == pytest.approx(75.0 - 25.0)
-    assert (spread["low"], spread["high"]) == pytest.approx(tuple(np.percentile(means["US"] - means["IN"], [2.5, 97.5])))
-    assert spread["low"] < spread["value"] < spread["high"]
+    # the range gets a permutation test of no difference between the countries, not an interval
+    values = [100.0] * 5 + [0.0] * 15 + [100.0] * 30 + [0.0] * 10
+    assert spread["p"] == range_permutation_test(values, ["IN"] * 20 + ["US"] * 40, 500, 3)["p"]
+    assert spread["p"] < 0.01 and spread["rounds"] == 500 and "low" not in spread
     assert report["overall"]["f1_low"] < report["overall"]["f1"] < report["overall"]["f1_high"]
     markdown = markdown_report(report)
     assert f"| US | 75.0 | 75.0 [{report['by_country']['US']['f1_low']:.1f}, " in markdown
-    assert f"F1 range over countries: 50.0 [{spread['low']:.1f}, {spread['high']:.1f}]" in markdown
+    assert f"F1 range over countries: 50.0 (p {spread['p']:.3f}, no difference between countries)" in markdown
     assert "95% percentile bootstrap interval (500 resamples" in markdown
     assert accent_report(records, bootstrap=500, seed=3) == report
 
 
 def test_no_intervals_without_bootstrap():
     report = accent_report(many_records())
-    assert "intervals" not in report and "f1_low" not in report["by_country"]["US"] and "low" not in report["f1_range"]
+    assert "intervals" not in report and "f1_low" not in report["by_country"]["US"] and "p" not in report["f1_range"]
     assert "[" not in markdown_report(report)
 
 

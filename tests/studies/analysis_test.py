@@ -184,58 +184,64 @@ def country_scores(countries: dict, seeds: int = 1) -> "PairScores":
     return scores
 
 
-def reference_f1_range_interval(scores, resampler):
-    """The interval by an explicit loop over the resampler's draws (one seed)."""
-    codes, counts = resampler.layout(scores.ids)
-    countries = [((scores.records[q].get("groups") or {}).get("country")) for q in scores.ids]
-    names = sorted({c for c in countries if c})
-    spreads = []
-    for row in counts:
-        f1s = []
-        for name in names:
-            weights = [row[codes[i]] for i, c in enumerate(countries) if c == name]
-            values = [scores.f1[i] for i, c in enumerate(countries) if c == name]
-            if sum(weights):
-                f1s.append(np.dot(weights, values) / sum(weights))
-        if len(f1s) >= 2:  # a resample that draws under two countries is left out
-            spreads.append(max(f1s) - min(f1s))
-    return tuple(np.quantile(spreads, [0.025, 0.975]))
+def reference_range_p(values, groups, rounds, seed):
+    """The permutation p by an explicit loop: the same shuffles of the labels, each group's mean."""
+    generator = np.random.default_rng(seed)
+    names = sorted(set(groups))
+
+    def spread(labels):
+        means = [np.mean([v for v, g in zip(values, labels) if g == name]) for name in names]
+        return max(means) - min(means)
+
+    codes = np.unique(np.asarray(groups), return_inverse=True)[1]
+    observed, hits = spread(groups), 0
+    for _ in range(rounds):
+        shuffled = [names[code] for code in generator.permutation(codes)]
+        hits += spread(shuffled) >= observed - 1e-9
+    return (hits + 1) / (rounds + 1)
 
 
-def test_f1_range_interval_recomputes_each_country_in_the_paragraph_draws():
+def test_f1_range_test_shuffles_the_countries_over_the_questions():
     from srcframework.reports.accent import accent_report
-    from srcframework.studies.significance import f1_range_interval
+    from srcframework.studies.significance import f1_range_test
 
     scores = country_scores({"q1": "US", "q2": "India", "q3": "US", "q4": "India", "q5": "UK"})
     report = accent_report(list(scores.records.values()))
-    resampler = Resampler(400, 3, clusters={"q1": "p1", "q2": "p1", "q3": "p2", "q4": "p2", "q5": "p3"})
-    low, high = f1_range_interval(scores, resampler)
-    assert low <= report["f1_range"]["value"] <= high
-    assert (low, high) == pytest.approx(reference_f1_range_interval(scores, resampler))
-    assert f1_range_interval(country_scores({"q1": "US", "q2": "US"}), resampler) is None  # one country
-    assert f1_range_interval(country_scores({}), resampler) is None
-    two_seeds = f1_range_interval(country_scores({"q1": "US", "q2": "India", "q3": "US", "q4": "India"}, 2), resampler)
-    assert two_seeds[0] <= two_seeds[1]
+    found = f1_range_test(scores, "country", 300, 3)
+    countries = [scores.records[q]["groups"]["country"] for q in scores.ids]
+    assert found["p"] == pytest.approx(reference_range_p(list(scores.f1), countries, 300, 3))
+    assert found["rounds"] == 300 and found["test"].startswith("permutation test of no difference")
+    assert 0 < found["p"] <= 1 and report["f1_range"]["value"] >= 0
+    assert f1_range_test(country_scores({"q1": "US", "q2": "US"}), "country", 100) is None  # one country
+    assert f1_range_test(country_scores({}), "country", 100) is None
+    two_seeds = f1_range_test(country_scores({"q1": "US", "q2": "India", "q3": "US", "q4": "India"}, 2), "country", 100)
+    assert 0 < two_seeds["p"] <= 1
 
 
-def test_a_range_of_groups_that_do_not_differ_has_an_interval_above_it():
-    # what the tables' note warns of: the best and the worst of resampled groups spread apart, so
-    # the percentile interval of a range of 0 lies above 0
-    from srcframework.studies.significance import f1_range_interval
-
+def equal_groups():
     found = []
     for index in range(40):
         qid = f"q{index:02d}"
         country = "US" if index < 20 else "UK"
         found.append({"id": qid, "prediction": "yes" if index % 2 else "no", "answers": ["yes"],
                       "groups": {"country": country}, "question": "Is it?", "original_question": None})
-    scores = pair_scores(found, "m", "spoken", "spoken.csv")
+    return pair_scores(found, "m", "spoken", "spoken.csv")
+
+
+def test_a_range_of_groups_that_do_not_differ_is_not_called_a_difference():
+    # a bootstrap interval of this range of 0 lay above 0; the permutation test finds nothing
+    from srcframework.studies.significance import f1_range_test
+
+    scores = equal_groups()
     assert scores.f1[:20].mean() == scores.f1[20:].mean()  # the range itself is 0
-    low, high = f1_range_interval(scores, Resampler(500, 0, clusters={q: q for q in scores.ids}))
-    assert 0 < low < high
+    assert f1_range_test(scores, "country", 500)["p"] == 1.0
+    # groups that differ: every US question right, every UK question wrong
+    apart = equal_groups()
+    apart.f1_by_seed = np.where(np.arange(40) < 20, 100.0, 0.0)[None, :]
+    assert f1_range_test(apart, "country", 500)["p"] == pytest.approx(1 / 501)
 
 
-def test_add_analysis_gives_the_f1_range_an_interval_and_the_cross_comparisons_a_family():
+def test_add_analysis_gives_the_f1_range_a_test_and_the_cross_comparisons_a_family():
     from srcframework.reports.accent import accent_report
 
     scores = country_scores({"q1": "US", "q2": "India", "q3": "US", "q4": "India", "q5": "UK"})
@@ -251,7 +257,7 @@ def test_add_analysis_gives_the_f1_range_an_interval_and_the_cross_comparisons_a
     found = add_analysis(results, {("m", "spoken"): scores, ("m", "noisy"): noisy}, AnalysisOptions(bootstrap=200),
                          comparisons=[("spoken vs typed", ("m", "spoken"), ("m", "noisy"))])
     spread = found["pairs"][0]["f1_range"]
-    assert spread["low"] <= spread["value"] <= spread["high"] and spread["best"] == report["f1_range"]["best"]
+    assert 0 < spread["p"] <= 1 and "low" not in spread and spread["best"] == report["f1_range"]["best"]
     assert found["pairs"][1]["f1_range"] is None
     [cross] = found["cross_comparisons"]
     assert cross["questions"] == 5 and cross["f1"]["p_holm"] is not None

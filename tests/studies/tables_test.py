@@ -58,8 +58,8 @@ def test_tables_follow_the_papers_layouts(results):
     row = next(r for r in country.rows if r[:2] == ["twin", "accent"])
     assert row[2:6] == [accent["by_country"][c]["f1"] for c in ["India", "Thailand", "UK", "US"]]
     spread = accent["f1_range"]
-    assert row[6] == Estimate(spread["value"], spread["low"], spread["high"])
-    assert spread["low"] <= spread["value"] <= spread["high"]
+    assert row[6] == f"{spread['value']:.1f} (p {format_cell(PValue(spread['p']))})"
+    assert 0 < spread["p"] <= 1 and "low" not in spread
     # the same over voices: each speaker's F1 and the best voice's minus the worst's, with its interval
     voices = tables["f1_by_speaker"]
     speakers = sorted(accent["by_speaker"])
@@ -69,8 +69,8 @@ def test_tables_follow_the_papers_layouts(results):
     spread = accent["f1_range_by_speaker"]
     f1s = [accent["by_speaker"][s]["f1"] for s in speakers]
     assert spread["value"] == pytest.approx(max(f1s) - min(f1s))
-    assert row[-1] == Estimate(spread["value"], spread["low"], spread["high"])
-    assert spread["low"] <= spread["value"] <= spread["high"]
+    assert row[-1] == f"{spread['value']:.1f} (p {format_cell(PValue(spread['p']))})"
+    assert 0 < spread["p"] <= 1
     assert "best voice's F1 minus the worst's" in voices.notes[0]
     noisy = [r[0] for r in tables["question_noise"].rows if r[0] != "clean"]
     assert noisy == ["accent", "accent_audio_like (via accent)", "keyboard"]
