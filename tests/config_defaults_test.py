@@ -4,7 +4,7 @@ import os
 import _jsonnet
 
 from srcframework import config_defaults
-from tests.conftest import ROOT, shared_file
+from tests.conftest import FIXTURES, ROOT, shared_file
 
 
 def test_defaults_fill_unset_variables_only(monkeypatch):
@@ -15,10 +15,21 @@ def test_defaults_fill_unset_variables_only(monkeypatch):
     assert os.environ["SQUAD_DEV"] == "/local/dev.json"
 
 
-def evaluate(name, **overrides):
+def evaluate(name, folder=ROOT / "training_configs", **overrides):
     env = dict(os.environ, **config_defaults.DEFAULTS)
     env.update(overrides)
-    return json.loads(_jsonnet.evaluate_file(str(ROOT / "training_configs" / name), ext_vars=env))
+    return json.loads(_jsonnet.evaluate_file(str(folder / name), ext_vars=env))
+
+
+# run paths that still have a default, and why (each goes when what reads it reads its recipe's `env`)
+RUN_PATHS_LEFT = {"NOISY_XQUAD": "recipes/robust_training/study.jsonnet, loaded by hand by the declared re-analysis"}
+
+
+def test_only_data_locations_have_defaults():
+    """A run's paths (what a recipe makes, under runs/) are its recipe's `env`, not defaults here."""
+    run_paths = {name for name, value in config_defaults.DEFAULTS.items() if value.startswith("runs/")}
+    assert run_paths == set(RUN_PATHS_LEFT)
+    assert {"SRC_HELDOUT", "ASR_TRAIN", "SRC_TRANSCRIPTS", "NOISY_TRAIN"}.isdisjoint(config_defaults.DEFAULTS)
 
 
 def test_paper_config_uses_official_urls_and_overrides():
@@ -71,7 +82,7 @@ def test_noise_augmentation_config_builds_its_reader():
     import srcframework.noise  # noqa: F401
 
     shared_file("misspellings/wikipedia_common_misspellings.txt")
-    config = evaluate("bidaf_cpu_scale_noise_aug.jsonnet")
+    config = evaluate("bidaf_cpu_scale_noise_aug.jsonnet", FIXTURES)
     assert "question_noise" not in config["validation_dataset_reader"]
     reader = DatasetReader.from_params(Params(config["dataset_reader"]))
     assert reader.question_noise.describe()["type"] == "mix"
@@ -98,7 +109,7 @@ def test_transformer_and_asr_transcript_configs():
     clean = evaluate("transformer_qa_cpu_scale.jsonnet")
     assert clean["validation_data_path"] == clean["train_data_path"] == "../shared/data/squad/dev-v1.1.json"
     assert clean["validation_dataset_reader"]["articles"] == "held_out" and clean["dataset_reader"]["articles"] == "train"
-    asr = evaluate("transformer_qa_cpu_scale_asr_transcripts.jsonnet", ASR_TRAIN="/x/asr_train.json")
+    asr = evaluate("transformer_qa_cpu_scale_asr_transcripts.jsonnet", FIXTURES, ASR_TRAIN="/x/asr_train.json")
     assert asr["train_data_path"] == "/x/asr_train.json" and asr["validation_data_path"] == clean["validation_data_path"]
     assert asr["dataset_reader"] == dict(clean["dataset_reader"], skip_invalid=True, source_file="/x/asr_train.json")
     assert {k: v for k, v in asr.items() if k not in ("train_data_path", "dataset_reader")} == {
@@ -107,13 +118,13 @@ def test_transformer_and_asr_transcript_configs():
     # the transcript-trained BiDAF validates on the clean held-out articles, like its clean twin,
     # and skips (and counts) questions the recogniser heard nothing of
     bidaf = evaluate("bidaf_cpu_scale.jsonnet")
-    asr = evaluate("bidaf_cpu_scale_asr_transcripts.jsonnet", ASR_TRAIN="/x/asr_train.json")
+    asr = evaluate("bidaf_cpu_scale_asr_transcripts.jsonnet", FIXTURES, ASR_TRAIN="/x/asr_train.json")
     assert asr["train_data_path"] == "/x/asr_train.json" and asr["validation_data_path"] == bidaf["validation_data_path"]
     assert asr["dataset_reader"] == dict(bidaf["dataset_reader"], skip_invalid=True, source_file="/x/asr_train.json")
     assert {k: v for k, v in asr.items() if k not in ("train_data_path", "dataset_reader", "vocabulary")} == {
         k: v for k, v in bidaf.items() if k not in ("train_data_path", "dataset_reader", "vocabulary")
     }
-    bert = evaluate("bert_bi_attention_cpu_scale.jsonnet")
+    bert = evaluate("bert_bi_attention_cpu_scale.jsonnet", FIXTURES)
     assert bert["model"]["span_head"]["type"] == "bi_attention"
     embedder = bert["model"]["context_encoder"]["text_field_embedder"]["token_embedders"]["tokens"]
     assert embedder["model_name"] == config_defaults.DEFAULTS["MINILM"]

@@ -4,9 +4,9 @@
 // in which every training question is read clean and once more as one of its noisy copies (ASR,
 // keyboard, misspelling, back-translation; equal weights), drawn by (SEED, epoch, question id).
 // model.tar.gz holds the weights of epoch 6. One command, from the repository root:
-//   SEED=1 allennlp train recipes/robust_training/bidaf_augmented.jsonnet -s runs/robust_training/bidaf_augmented_s1
-// SEED (1, 2, 3) sets every random seed and the noise seed; NOISY_TRAIN (default runs/noisy) is
-// the folder of the noisy copies (the recipe's data steps make them).
+//   SEED=1 NOISY_TRAIN=runs/noisy allennlp train recipes/robust_training/bidaf_augmented.jsonnet -s runs/robust_training/bidaf_augmented_s1
+// SEED (1, 2, 3) sets every random seed and the noise seed; NOISY_TRAIN is the folder of the noisy
+// copies (the recipe's data steps make them; recipe.jsonnet's `env` sets it, RUNS/noisy).
 local twin = import 'bidaf_twin.libsonnet';
 local noisy_copies = import '../../training_configs/lib/noisy_copies.libsonnet';
 

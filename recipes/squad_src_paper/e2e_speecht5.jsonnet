@@ -6,7 +6,8 @@
 //   SRC_HELDOUT           the map of held-out articles of the training source that validates
 //                         (never the dev map, which holds XQuAD's paragraphs): split the training
 //                         map with recipes/e2e_cpu/split_spoken_ids.py --held-out-share 0.1 --train T --held-out H
-//                         and pass T as SRC_TRAIN and H as SRC_HELDOUT
+//                         and pass T as SRC_TRAIN and H as SRC_HELDOUT (no default: recipe.jsonnet's
+//                         `env` sets both to the maps its `split` step writes)
 //   SRC_SQUAD_FILE        the SQuAD JSON of the questions; '{split}' is replaced by the split
 //                         (e.g. path/{split}-v1.1.json); '' = squad_<split>.json or squad.json in
 //                         the folder, as `allennlp synthesize-speech` writes it

@@ -13,7 +13,8 @@
 // e2e-speecht5-squad-src, and the end-to-end model's text-question twin e2e-speecht5-text-squad-src,
 // on the typed and transcribed sets: `allennlp models`), transcribes the dev recordings, then runs
 //   allennlp compare recipes/squad_src_paper/study.jsonnet -o runs/squad_src_paper/study
-// Variables: SRC_TRANSCRIPTS (the transcripts file), SRC_DEV (fid2qid_dev.csv of the SQuAD-SRC
+// Variables: SRC_TRANSCRIPTS (the transcripts file: no default; recipe.jsonnet's `env` sets it,
+// runs/squad_src_paper/transcripts.json under the default runs folder), SRC_DEV (fid2qid_dev.csv of the SQuAD-SRC
 // folder, wavs/ beside it), SHARED_DATA (../shared/data).
 local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local data = std.extVar('SHARED_DATA');

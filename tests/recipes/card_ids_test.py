@@ -13,6 +13,7 @@ from srcframework.config_defaults import DEFAULTS
 from srcframework.pretrained import is_released, model_cards
 from srcframework.recipes.recipe import load_recipe
 from tests.conftest import ROOT
+from tests.recipes.recipe_variables import recipe_variables
 
 ARCHIVE_VARIABLE = re.compile(r"\b[A-Z][A-Z0-9_]*_ARCHIVE\b")
 SCANNED = sorted(path for folder in ("recipes", "training_configs") for path in (ROOT / folder).rglob("*")
@@ -37,7 +38,7 @@ def test_the_check_finds_an_archive_variable():
 
 
 def study_models(path) -> dict:
-    return json.loads(_jsonnet.evaluate_file(str(path), ext_vars=dict(DEFAULTS)))["models"]
+    return json.loads(_jsonnet.evaluate_file(str(path), ext_vars=recipe_variables(path)))["models"]
 
 
 @pytest.mark.parametrize("path", STUDIES, ids=lambda path: path.parent.name)

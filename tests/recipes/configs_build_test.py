@@ -1,4 +1,5 @@
-"""Every config of training_configs/ and recipes/ builds: rendered with the default variables, given
+"""Every config of training_configs/ and recipes/ builds: rendered with the default variables (and
+its recipe's `env`), given
 the tiny overrides of tests/recipes/tiny_config.py, and its whole train loop instantiated as
 `allennlp train` instantiates it (`TrainModel.from_params`: readers, data, vocabulary, model, data
 loaders, trainer and callbacks), without a training step. A config that cannot be built this way
@@ -16,9 +17,9 @@ from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
 from allennlp.models.archival import verify_include_in_archive
 
-from srcframework.config_defaults import DEFAULTS
 from srcframework.studies.study import load_study
 from tests.conftest import FIXTURES, ROOT
+from tests.recipes.recipe_variables import recipe_variables
 from tests.recipes.tiny_config import TinyInputs, tiny_config
 
 RECIPES = sorted(p for p in (ROOT / "recipes").iterdir() if p.is_dir())
@@ -39,7 +40,7 @@ def relative(path: Path) -> str:
 
 
 def render(path: Path) -> dict:
-    return json.loads(_jsonnet.evaluate_file(str(path), ext_vars=dict(DEFAULTS)))
+    return json.loads(_jsonnet.evaluate_file(str(path), ext_vars=recipe_variables(path)))
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +87,7 @@ def test_the_list_of_configs_not_built_names_existing_configs():
 
 @pytest.mark.parametrize("path", STUDIES, ids=relative)
 def test_study_file_loads(path):
-    study = load_study(str(path), ext_vars=dict(DEFAULTS), require_files=False)
+    study = load_study(str(path), ext_vars=recipe_variables(path), require_files=False)
     assert study.models and study.test_sets and study.pairs
 
 

@@ -1,6 +1,6 @@
 """The guard of the standing rule "no test set decides anything", for every config in
-training_configs/ and recipes/ (rendered with the default variables): no XQuAD, NoiseQA, spoken
-XQuAD, SQuAD-SRC dev or shipped dev file validates, enters the vocabulary or could pick the
+training_configs/ and recipes/ (rendered with the default variables and the recipe's `env`, as
+its recipe renders it): no XQuAD, NoiseQA, spoken XQuAD, SQuAD-SRC dev or shipped dev file validates, enters the vocabulary or could pick the
 archived weights; validation is the held-out articles of the training source (or a held-out map
 made from the training maps); every model's archived epoch is declared."""
 import json
@@ -9,8 +9,8 @@ import re
 import _jsonnet
 import pytest
 
-from srcframework.config_defaults import DEFAULTS
 from tests.conftest import ROOT
+from tests.recipes.recipe_variables import recipe_variables
 
 CONFIGS = sorted(
     [p for p in (ROOT / "training_configs").glob("*.jsonnet")]
@@ -22,7 +22,7 @@ XQUAD = re.compile(r"xquad")
 
 
 def render(path):
-    return json.loads(_jsonnet.evaluate_file(str(path), ext_vars=dict(DEFAULTS)))
+    return json.loads(_jsonnet.evaluate_file(str(path), ext_vars=recipe_variables(path)))
 
 
 def is_test_set(path, config, reader=None) -> bool:

@@ -1,35 +1,18 @@
-"""The noise-trained configs of training_configs/, and the robust-training recipe's twins and study,
-parse and name what they should."""
+"""The noise-trained configs (the robust-training recipe's twins and study, and the test fixtures of
+a transcript-trained and a noise-replacing BiDAF) parse and name what they should."""
 import json
 
 import _jsonnet
 import pytest
 
-from srcframework.config_defaults import DEFAULTS
 from srcframework.recipes.recipe import load_recipe
 from srcframework.studies.study import load_study
-from tests.conftest import ROOT, shared_file
-
-CONFIGS = ROOT / "training_configs"
+from tests.conftest import FIXTURES, ROOT, shared_file
+from tests.recipes.recipe_variables import recipe_variables
 
 
 def evaluate(name: str, **overrides) -> dict:
-    variables = dict(DEFAULTS, **overrides)
-    return json.loads(_jsonnet.evaluate_file(str(CONFIGS / name), ext_vars=variables))
-
-
-def test_augmented_configs_add_the_four_copies_by_schedule_and_validate_clean():
-    bidaf = evaluate("bidaf_cpu_scale_augmented.jsonnet", NOISY_TRAIN="copies")
-    reader = bidaf["dataset_reader"]
-    assert reader["noisy_copies"] == {name: f"copies/train_{name}.json"
-                                      for name in ("asr", "keyboard", "misspelling", "back_translation")}
-    assert reader["noise_schedule"] == [{"from_epoch": 0, "share": 0.5}] and reader["keep_clean"]
-    assert "noisy_copies" not in bidaf["validation_dataset_reader"]
-    assert bidaf["validation_dataset_reader"]["articles"] == "held_out" and reader["articles"] == "train"
-    assert bidaf["data_loader"]["max_instances_in_memory"] > 0  # re-read (fresh draws) each epoch
-    minilm = evaluate("transformer_qa_cpu_scale_augmented.jsonnet", NOISY_TRAIN="copies")
-    assert minilm["dataset_reader"]["noisy_copies"] == reader["noisy_copies"]
-    assert "noisy_copies" not in minilm["validation_dataset_reader"]
+    return json.loads(_jsonnet.evaluate_file(str(FIXTURES / name), ext_vars=recipe_variables(FIXTURES / name, **overrides)))
 
 
 def test_transcript_config_trains_on_transcripts_and_validates_on_the_clean_held_out_articles():
@@ -49,7 +32,7 @@ RECIPE = ROOT / "recipes" / "robust_training"
 
 
 def recipe(name: str, **overrides) -> dict:
-    return json.loads(_jsonnet.evaluate_file(str(RECIPE / name), ext_vars=dict(DEFAULTS, **overrides)))
+    return json.loads(_jsonnet.evaluate_file(str(RECIPE / name), ext_vars=recipe_variables(RECIPE / name, **overrides)))
 
 
 @pytest.mark.parametrize("model", ["bidaf", "minilm"])
@@ -77,7 +60,7 @@ def test_the_bidaf_twins_share_a_clean_vocabulary_and_train_6_epochs():
 
 def test_the_recipe_study_pairs_the_twins_over_three_seeds_and_groups_the_generators():
     shared_file("noiseqa/synthetic/xquad-asr-synthetic.json")
-    study = load_study(str(RECIPE / "study.jsonnet"), ext_vars=dict(DEFAULTS), require_files=False)
+    study = load_study(str(RECIPE / "study.jsonnet"), ext_vars=recipe_variables(RECIPE / "study.jsonnet"), require_files=False)
     assert sorted(study.models) == ["bidaf_augmented", "bidaf_clean", "minilm_augmented", "minilm_clean"]
     assert study.models["bidaf_augmented"].archives == tuple(
         f"runs/robust_training/bidaf_augmented_s{seed}/model.tar.gz" for seed in (1, 2, 3))
