@@ -10,12 +10,18 @@ the `results` file its metrics are filled from (`allennlp models metrics ID`).
 
 An archive is found, in order:
 
-1. in the models folder, as `ID.tar.gz`: `$SRCFRAMEWORK_MODELS`, by default
+1. for a released model (its card records the archive's `sha256`), in this clone as the card's
+   `archive_file` (`models/ID.tar.gz`, relative to the folder above the cards folder);
+2. in the models folder, as `ID.tar.gz`: `$SRCFRAMEWORK_MODELS`, by default
    `~/.cache/srcframework/models` (`$XDG_CACHE_HOME/srcframework/models` where that is set). The
    recipes, or `allennlp models install ID`, copy what they train there;
-2. at the card's `archive_file`: a URL, through AllenNLP's `cached_path` (downloaded once, then
-   cached), or a path in the repository (`models/ID.tar.gz`, relative to the folder above the
-   cards folder), for the archives released with the code.
+3. at the card's `archive_file`: a path in the repository (the archives released with the code),
+   or a URL, through AllenNLP's `cached_path` (downloaded once, then cached).
+
+Whatever is found is read to its end before it is used (`common.archive_check`: a damaged,
+truncated or git-LFS pointer file is one line), and for a released model its sha256 must be the
+card's wherever it was found (the clone, the models folder, a download): a copy that differs is
+one line naming the file and both hashes, never loaded.
 
 Otherwise `ModelArchiveNotFound` says, in one line, which command makes it. `SRCFRAMEWORK_MODELCARDS`
 names another cards folder.
@@ -33,6 +39,7 @@ from allennlp.common.file_utils import cached_path
 from allennlp.common.model_card import ModelCard, ModelUsage
 
 from srcframework import compat
+from srcframework.common.archive_check import ArchiveError, check_archive
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import atomic_output, file_sha256, read_json
 from srcframework.common.logs import params_not_logged
@@ -239,9 +246,42 @@ def is_released(card: ModelCard) -> bool:
 _checked: Dict[Tuple[str, float, int], str] = {}
 
 
+def verified_copy(card: ModelCard, path: str, fix: str, fetch: str = "") -> str:
+    """`path` once it is known to be what `card` claims. For a card that records a sha256, the file's
+    sha256 must be the card's (checked once per file state): a mismatch is a `ModelArchiveNotFound`
+    line naming the file, both hashes, what is wrong with the file where the whole-file check
+    (`check_archive`) finds something, and `fix`; a git-LFS pointer file in its place is an
+    `ArchiveError` saying how to fetch the archive (`fetch`). Without a sha256 the file is read to
+    its end (`check_archive`)."""
+    expected = card.model_usage.sha256
+    if not expected:
+        check_archive(path, fetch=fetch)
+        return path
+    stat = os.stat(path)
+    key = (os.path.realpath(path), stat.st_mtime, stat.st_size)
+    if _checked.get(key) == expected:
+        return path
+    actual = file_sha256(path)
+    if actual != expected:
+        try:
+            check_archive(path, fetch=fetch)
+            what = ""
+        except ArchiveError as err:
+            if err.pointer:
+                raise
+            message = str(err)
+            what = f"; it {message[len(path) + 1:] if message.startswith(path + ' ') else message}"
+        raise ModelArchiveNotFound(
+            f"model {card.id!r}: {path} does not match the sha256 its card records "
+            f"({actual[:12]}... against {expected[:12]}...{what}): {fix}"
+        )
+    _checked[key] = expected
+    return path
+
+
 def checked_release(card: ModelCard) -> str:
-    """The released archive's path after its sha256 is checked against the card (once per file state);
-    a missing or changed file is a `ModelArchiveNotFound` saying how to get it."""
+    """The released archive's path after it is read whole and its sha256 is checked against the card
+    (`verified_copy`); a missing or changed file is a `ModelArchiveNotFound` saying how to get it."""
     path = released_file(card)
     if not os.path.isfile(path):
         if not os.path.isdir(paths.models_dir(repository_root())):  # an installed package, not a clone
@@ -254,20 +294,27 @@ def checked_release(card: ModelCard) -> str:
             f"model {card.id!r}: its released archive {path} is missing from this clone "
             f"(`git checkout -- {card.model_usage.archive_file}` restores it); or it is made by {making(card)}"
         )
-    expected = card.model_usage.sha256
-    if expected:
-        stat = os.stat(path)
-        key = (path, stat.st_mtime, stat.st_size)
-        if _checked.get(key) != expected:
-            actual = file_sha256(path)
-            if actual != expected:
-                raise ModelArchiveNotFound(
-                    f"model {card.id!r}: {path} does not match the sha256 its card records "
-                    f"({actual[:12]}... against {expected[:12]}...): `git checkout -- {card.model_usage.archive_file}`, "
-                    f"or release it again (allennlp models release {card.id})"
-                )
-            _checked[key] = expected
-    return path
+    where = card.model_usage.archive_file
+    return verified_copy(card, path, fix=f"`git checkout -- {where}`, or release it again (allennlp models release {card.id})",
+                         fetch=f"run `git lfs pull` in {repository_root()} to fetch it (git-lfs installed)")
+
+
+def checked_install(card: ModelCard) -> str:
+    """The models folder's copy of a released model, read whole and its sha256 checked against the card."""
+    where = card.model_usage.archive_file
+    install = f"`allennlp models install {card.id} --archive CLONE/{where}`" if is_released(card) else f"its release ({where})"
+    return verified_copy(
+        card, installed_path(card.id),
+        fix=(f"it is not the released model (a training of your own, or a damaged copy): remove it and put {install} "
+             "there, or load your own model by its path (allennlp evaluate ARCHIVE, load_archive(ARCHIVE))"),
+        fetch=f"remove it and put {install} there",
+    )
+
+
+def released_first(card: ModelCard) -> bool:
+    """True for a card that records its archive's sha256 and whose released archive is in this clone:
+    that archive is the one its id loads, before any copy in the models folder."""
+    return bool(card.model_usage.sha256) and is_released(card) and os.path.isfile(released_file(card))
 
 
 def archive_status(card: ModelCard) -> Tuple[str, str]:
@@ -279,6 +326,8 @@ def archive_status(card: ModelCard) -> Tuple[str, str]:
     clone or installation) or `to train` (the command that makes it, and its time).
     """
     usage = card.model_usage
+    if released_first(card):
+        return "released", released_file(card)
     if os.path.isfile(installed_path(card.id)):
         return "installed", installed_path(card.id)
     if is_released(card):
@@ -294,24 +343,40 @@ def archive_status(card: ModelCard) -> Tuple[str, str]:
 
 
 def archive_path(model_id: str) -> str:
-    """The local path of `model_id`'s archive: the models folder's copy, else the archive released
-    in the repository (its sha256 checked), else the hosted one fetched through `cached_path`; else
-    `ModelArchiveNotFound` naming the command that makes it."""
+    """
+    The local path of `model_id`'s archive, searched in this order:
+
+    1. for a card that records a sha256 (a released model), the archive released in this clone
+       (`models/ID.tar.gz`);
+    2. the models folder's copy (`installed_path`);
+    3. the archive released in the repository, else the hosted one fetched through `cached_path`;
+
+    else `ModelArchiveNotFound` naming the command that makes it. Whatever is found is read to its
+    end first (`check_archive`), and for a card that records a sha256 it must match it, wherever
+    it was found (`verified_copy`): a released id loads only its release.
+    """
     card = model_card(model_id)
     installed = installed_path(card.id)
+    if released_first(card):
+        return checked_release(card)
     if os.path.isfile(installed):
+        if card.model_usage.sha256:
+            return checked_install(card)
+        check_archive(installed)
         return installed
     if is_released(card):
         return checked_release(card)
     hosted = released_file(card)
     if hosted:
         try:
-            return cached_path(hosted)
+            fetched = cached_path(hosted)
         except Exception as err:  # a download's or a missing file's error, whatever its kind, in one line
             message = " ".join(str(err).split())
             raise ModelArchiveNotFound(
                 f"model {card.id!r}: its hosted copy {hosted} cannot be fetched: {message}"
             ) from None
+        return verified_copy(card, fetched, fix=f"the copy fetched from {hosted} is not the released archive: "
+                                                "remove it from the download cache and fetch it again")
     output = card.model_usage.output
     if output and os.path.isfile(output):
         fix = f"{output} is built: `allennlp models install {card.id}` copies it there"

@@ -30,7 +30,12 @@ _checked: Dict[Tuple[str, int, int], bool] = {}
 
 
 class ArchiveError(InputError):
-    """An archive that cannot be what it claims to be: damaged, truncated, or not an archive."""
+    """An archive that cannot be what it claims to be: damaged, truncated, or not an archive;
+    `pointer` is True for a git-LFS pointer file in its place."""
+
+    def __init__(self, message: str, pointer: bool = False) -> None:
+        super().__init__(message)
+        self.pointer = pointer
 
 
 def lfs_pointer_message(path: str, head: bytes, fetch: str = "") -> str:
@@ -73,7 +78,7 @@ def check_archive(path: str, fetch: str = "") -> None:
     with open(path, "rb") as raw:
         head = raw.read(1024)
         if head.startswith(LFS_POINTER):
-            raise ArchiveError(lfs_pointer_message(path, head, fetch))
+            raise ArchiveError(lfs_pointer_message(path, head, fetch), pointer=True)
         if not head.startswith(GZIP_MAGIC):
             what = "an empty file" if not head else f"it starts with {head[:16]!r}"
             raise ArchiveError(f"{path} is not a model archive (.tar.gz): not a gzip file ({what})")
