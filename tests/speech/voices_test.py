@@ -37,7 +37,7 @@ def test_every_voice_speaks(name):
     synthesizer = voice.build()
     assert isinstance(synthesizer, ENGINES[voice.engine])
     waveform, rate = synthesizer.synthesize("Where does the ferry go?")
-    assert rate in {8000, 16000, 22050, 32000}
+    assert rate in {8000, 16000, 22050, 24000, 32000}
     assert waveform.dtype == numpy.float32 and 0.5 < waveform.size / rate < 5.0
     assert numpy.abs(waveform).max() > 0.05
 
@@ -100,3 +100,19 @@ def test_the_training_voices_come_in_three_mixed_groups_and_sets_expand():
         parse_voices("training,flite:awb")
     with pytest.raises(InputError, match="voice sets: default, training, held-out"):
         parse_voices("trainig")
+
+
+def test_the_development_voices_and_the_extra_training_voices_touch_neither_training_nor_test_voices():
+    from srcframework.speech.voices import (
+        DEVELOPMENT_VOICES, EXTRA_TRAINING_VOICES, HELD_OUT_VOICES, TRAINING_VOICES, VOICES, parse_voices)
+
+    groups = [set(TRAINING_VOICES), set(HELD_OUT_VOICES), set(DEVELOPMENT_VOICES), set(EXTRA_TRAINING_VOICES)]
+    for i, first in enumerate(groups):
+        for second in groups[i + 1:]:
+            assert not first & second
+    assert all(name in VOICES for group in groups for name in group)
+    # no development voice is a variant of a held-out voice's engine and speaker
+    assert not {VOICES[v].engine for v in DEVELOPMENT_VOICES} & {VOICES[v].engine for v in HELD_OUT_VOICES if v != "flite:rms"}
+    assert [v.name for v in parse_voices("development")] == DEVELOPMENT_VOICES
+    speakers = [voice.speaker for voice in VOICES.values()]
+    assert len(speakers) == len(set(speakers))
