@@ -40,7 +40,8 @@ local our_set(noise, interface, generator) = {
   },
   test_sets: {
     clean: { data: xquad, interface: 'clean', kind: 'natural' },
-    // NoiseQA's sets (Google TTS/ASR, its keyboard model, Google MT); the protocol filed all three as
+    // NoiseQA's sets (Google TTS/ASR, its keyboard model, MarianMT with a German pivot: NoiseQA section 3.1;
+    // Google's translation made its natural set, not these); the protocol filed all three as
     // held-out generators, but its keyboard model is the one our keyboard source re-implements
     noiseqa_asr: file_set(noiseqa + 'xquad-asr-synthetic.json', 'asr', 'noiseqa_asr'),
     noiseqa_keyboard: file_set(noiseqa + 'xquad-keyboard-synthetic.json', 'keyboard', 'noiseqa_keyboard'),
@@ -56,7 +57,7 @@ local our_set(noise, interface, generator) = {
     {
       name: 'unseen_generator',
       sets: ['noiseqa_asr', 'noiseqa_translation'],
-      label: 'unseen generator (NoiseQA ASR: Google TTS and ASR; NoiseQA translation: Google MT)',
+      label: 'unseen generator (NoiseQA ASR: Google TTS and ASR; NoiseQA translation: MarianMT, German pivot)',
       declared: '2026-12-02, after the results: a correction',
     },
     {
