@@ -133,8 +133,29 @@ def _t_power(design: str, size: float, n: int, alpha: float) -> float:
     from statsmodels.stats.power import TTestIndPower, TTestPower
 
     if design == "independent":
-        return float(TTestIndPower().power(effect_size=size, nobs1=n, alpha=alpha, alternative="two-sided"))
-    return float(TTestPower().power(effect_size=size, nobs=n, alpha=alpha, alternative="two-sided"))
+        found = float(TTestIndPower().power(effect_size=size, nobs1=n, alpha=alpha, alternative="two-sided"))
+        df, shift = 2 * n - 2, size * math.sqrt(n / 2.0)
+    else:
+        found = float(TTestPower().power(effect_size=size, nobs=n, alpha=alpha, alternative="two-sided"))
+        df, shift = n - 1, size * math.sqrt(n)
+    if math.isnan(found):
+        # statsmodels' noncentral t gives NaN far in its tail (an effect of many SDs with few seeds)
+        found = t_test_power(df, shift, alpha)
+    return found
+
+
+def t_test_power(df: int, shift: float, alpha: float) -> float:
+    """The power of a two-sided t-test at `alpha` with `df` degrees of freedom whose statistic is
+    noncentral t with noncentrality `shift`, from its definition: T = (Z + shift) / sqrt(V / df)
+    with V ~ chi2(df), so the power is the mean over V of the normal chance that |T| passes the
+    critical value (one integral; finite where scipy's and statsmodels' noncentral t give NaN)."""
+    critical = float(stats.t.ppf(1 - alpha / 2, df))
+
+    def passing(v: float) -> float:
+        bound = critical * math.sqrt(v / df)
+        return (stats.norm.sf(bound - shift) + stats.norm.cdf(-bound - shift)) * stats.chi2.pdf(v, df)
+
+    return float(min(1.0, integrate.quad(passing, 0, np.inf, limit=200)[0]))
 
 
 def ttest_seeds_needed(sd: float, effect: float, power: float = 0.8, alpha: float = 0.05,

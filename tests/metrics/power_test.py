@@ -113,3 +113,26 @@ def test_a_bad_sd_interval_input_is_one_line(sd, df, confidence, message):
 
     with pytest.raises(InputError, match=message):
         sd_interval(sd, df, confidence)
+
+
+@pytest.mark.parametrize("df, shift", [(1, 3.0), (3, 4.0), (6, 2.5), (10, 0.5)])
+def test_the_t_test_power_integral_is_scipys_noncentral_t_where_that_has_a_value(df, shift):
+    from scipy import stats
+
+    from srcframework.metrics.power import t_test_power
+
+    critical = stats.t.ppf(0.975, df)
+    assert t_test_power(df, shift, 0.05) == pytest.approx(
+        stats.nct.sf(critical, df, shift) + stats.nct.cdf(-critical, df, shift), abs=1e-6)
+
+
+def test_an_effect_of_many_sds_with_few_seeds_has_a_power_not_nan_and_seeds_needed_grow_with_the_sd():
+    import math
+
+    from srcframework.metrics.power import ttest_power, ttest_seeds_needed
+
+    # statsmodels gives NaN here (an effect of 9.4 SDs, 2 seed pairs); a NaN once made the search skip n
+    power = ttest_power(2, 0.532, 5.0, design="paired")
+    assert not math.isnan(power) and 0.6 < power < 0.8
+    needed = [ttest_seeds_needed(sd, 5.0, design="paired") for sd in (0.3, 0.532, 1.0, 2.0, 6.4)]
+    assert needed == sorted(needed) and needed[0] == 2
