@@ -71,7 +71,8 @@ def test_per_set_power_and_curves():
     power = power_table(results)
     assert power.title == "Power (retrospective)"
     first = [format_cell(c) for c in power.rows[0]]
-    assert first[3:8] == ["equivalence within +-1.5 (TOST)", "independent arms (seeds per arm)", "3 / 3", "1.5", "19"]
+    assert first[3:8] == ["equivalence within +-1.5 (TOST)", "independent arms (seeds per arm)", "3 / 3", "1.5", "19 [8, 146]"]
+    assert any("two ends of the between-seed SD's 95% interval (chi-square" in note for note in power.notes)
     curves = validation_curves_table(results)
     assert curves.header[-1] == "Epoch 6" and len(curves.rows) == 8
     assert any(note.startswith("Source: transcribed on 2026-12-02") for note in curves.notes)
