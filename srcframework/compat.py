@@ -19,6 +19,10 @@ it nothing changes. Current adaptations:
   ``metrics.json``: AllenNLP archives the best epoch so far when a training is interrupted) is
   loaded with a warning line saying so and how to resume the training
   (`srcframework.common.training_runs.stopped_archive_note`).
+- ``allennlp.models.archival.archive_model`` (which ``train`` calls at its end) writes
+  ``model.tar.gz`` straight under its name, so a full disk leaves a truncated archive there. It
+  now writes under a temporary name in the same folder and renames it once whole; a full disk is
+  a `DiskFull` line naming the folder, and an archive already there is kept.
 - ``allennlp.common.params.with_overrides`` (every ``-o``/``--overrides``, a model card's
   overrides, ``load_archive(overrides=...)``) replaces a whole block when an override's key is not
   dotted: ``{"trainer": {"num_epochs": 1}}`` leaves a trainer of ``num_epochs`` alone, without a
@@ -41,6 +45,7 @@ import torch
 from allennlp.common.checks import ConfigurationError
 
 from srcframework.common.archive_check import check_archive
+from srcframework.common.files import DiskFull, disk_full_message, is_disk_full
 from srcframework.common.training_runs import stopped_archive_note
 
 logger = logging.getLogger(__name__)
@@ -181,6 +186,42 @@ def _patch_extracted_archive() -> None:
     APPLIED.append("archival.extracted_archive: refuses members that would land outside the folder")
 
 
+def _patch_archive_model() -> None:
+    from allennlp.commands import train as train_command
+    from allennlp.models import archival
+    import allennlp.models
+
+    original = archival.archive_model
+    if getattr(original, "_srcframework_atomic", False):
+        return
+
+    def archive_model(serialization_dir, weights=archival._DEFAULT_WEIGHTS, archive_path=None, include_in_archive=None):
+        target = archive_path if archive_path is not None else os.path.join(serialization_dir, "model.tar.gz")
+        if os.path.isdir(target):
+            target = os.path.join(target, "model.tar.gz")
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp",
+                                                 dir=os.path.dirname(os.path.abspath(target)))
+        os.close(descriptor)
+        try:
+            original(serialization_dir, weights=weights, archive_path=temporary, include_in_archive=include_in_archive)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        except BaseException as error:
+            if os.path.exists(temporary):
+                os.remove(temporary)
+            if is_disk_full(error):
+                raise DiskFull(disk_full_message(target)) from error
+            raise
+        return target
+
+    archive_model._srcframework_atomic = True
+    archive_model.__wrapped__ = original
+    archival.archive_model = archive_model
+    allennlp.models.archive_model = archive_model
+    train_command.archive_model = archive_model
+    APPLIED.append("archival.archive_model: writes model.tar.gz under a temporary name, renamed when whole")
+
+
 _MISSING = object()
 
 
@@ -263,6 +304,7 @@ def apply() -> list:
     if not APPLIED:
         _patch_reduce_on_plateau()
         _patch_extracted_archive()
+        _patch_archive_model()
         _patch_with_overrides()
         for item in APPLIED:
             logger.debug("srcframework.compat applied %s", item)

@@ -19,6 +19,10 @@ A command stopped by Ctrl-C or SIGTERM ends with one line instead of the `Keyboa
 traceback: what is kept and how to go on (`stopped_message`; `allennlp train` gives its own,
 `commands.allennlp_train`). Ctrl-C still ends the process with status 130.
 
+A full disk (an `OSError` of `ENOSPC`, or the `DiskFull` of srcframework's own writers) is one
+line too: the folder, the file and the bytes needed where known, and that what was there before is
+kept.
+
 Three more kinds of exception are bad input and get the one line too: a `ValueError` or
 `TypeError` raised by the constructor (`__init__`) of a registered component itself, which is how
 a component checks its parameters (the line names the component's class); AllenNLP's `TypeError`
@@ -58,6 +62,7 @@ from typing import Optional, Tuple
 
 from srcframework.common.cli import running_allennlp_cli, running_subcommand, subcommand  # noqa: F401
 from srcframework.common.errors import did_you_mean
+from srcframework.common.files import disk_full_message, is_disk_full
 
 DEBUG_ENV = "SRCFRAMEWORK_DEBUG"
 DEBUG_FLAG = "--debug"
@@ -322,6 +327,12 @@ def mismatched_field_message(traceback) -> Optional[str]:
             "reader the token_indexers the model was trained with (the archive's dataset_reader)")
 
 
+def disk_full_text(error: OSError) -> str:
+    """The line of a full disk whose file the error does not name."""
+    return (f"no space left on the device ({error.strerror or 'ENOSPC'}) while writing: what was written before is "
+            "kept; free some space and run the command again")
+
+
 def excepthook(kind, error, traceback, fallback=None) -> None:
     """Prints a one-line error for the bad-input errors, and one line for a command stopped by
     Ctrl-C or SIGTERM (the line the stopped work gave, `allennlp_train.STOPPED_ATTRIBUTE`, or
@@ -342,6 +353,10 @@ def excepthook(kind, error, traceback, fallback=None) -> None:
         mismatch = mismatched_field_message(traceback) if isinstance(error, RuntimeError) else None
         if mismatch:
             print(f"error: {excerpt(mismatch)}", file=sys.stderr)
+            return
+        if is_disk_full(error):  # a write that did not go through `common.files` (AllenNLP's, a library's)
+            where = error.filename if isinstance(error.filename, str) else None
+            print(f"error: {excerpt(disk_full_message(where) if where else disk_full_text(error))}", file=sys.stderr)
             return
         prefix = constructor_check(error, traceback)
         if prefix is not None:

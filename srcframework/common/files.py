@@ -5,20 +5,44 @@ A reader of an atomic write sees either the old file or the complete new one, ne
 
 Every writer here fills a temporary file in the destination's own folder (so `os.replace` is a
 rename on one file system), fsyncs it, and only then moves it over the destination. If the
-writer fails, the temporary file is removed and the destination is left as it was.
+writer fails, the temporary file is removed and the destination is left as it was; a full disk
+(`ENOSPC`) is a `DiskFull` line naming the folder, the file and the bytes needed where known.
 """
 import contextlib
+import errno
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from typing import IO, Any, Dict, Iterable, Iterator, Optional
 
 from srcframework.common.errors import InputError, InputFileNotFound, json_error_text
 
 
+class DiskFull(InputError):
+    """A write that found no space left on its device (`ENOSPC`); the file it was to replace is kept."""
+
+
+def disk_full_message(path: str, needed: Optional[int] = None) -> str:
+    """The line of a full disk: the folder, the file not written, the bytes it needed (where known)
+    and the bytes free there now."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        free = f"{shutil.disk_usage(folder).free:,} bytes free"
+    except OSError:
+        free = "free space unknown"
+    need = f"{needed:,} bytes needed, " if needed is not None else ""
+    return (f"no space left on the device of {folder}: {os.path.basename(path)} was not written ({need}{free}); what was there before "
+            "is kept: free some space and run the command again")
+
+
+def is_disk_full(error: BaseException) -> bool:
+    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
 @contextlib.contextmanager
-def atomic_output(path: str, mode: str = "w", encoding: str = "utf-8") -> Iterator[IO]:
+def atomic_output(path: str, mode: str = "w", encoding: str = "utf-8", size: Optional[int] = None) -> Iterator[IO]:
     """
     Opens a temporary file beside `path` for writing and yields it; on leaving the block without
     an exception the file is fsynced and moved over `path` (permissions 0644, as `open` would
@@ -31,6 +55,14 @@ def atomic_output(path: str, mode: str = "w", encoding: str = "utf-8") -> Iterat
         `"w"` for text, `"wb"` for bytes.
     encoding : `str`, optional (default = `"utf-8"`)
         Used in text mode only.
+    size : `int`, optional
+        The bytes that will be written, where the caller knows them: said when the disk is full.
+
+    # Raises
+
+    DiskFull
+        When the device has no space left (`ENOSPC`): one line naming the folder, the file and the
+        bytes needed where known; `path` is left as it was.
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_output writes with mode 'w' or 'wb', not {mode!r}")
@@ -44,14 +76,16 @@ def atomic_output(path: str, mode: str = "w", encoding: str = "utf-8") -> Iterat
             os.fsync(handle.fileno())
         os.chmod(temporary, 0o644)  # mkstemp makes files only their owner can read
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         if os.path.exists(temporary):
             os.remove(temporary)
+        if is_disk_full(error):
+            raise DiskFull(disk_full_message(path, size)) from error
         raise
 
 
 def write_bytes_atomic(path: str, payload: bytes) -> None:
-    with atomic_output(path, "wb") as handle:
+    with atomic_output(path, "wb", size=len(payload)) as handle:
         handle.write(payload)
 
 

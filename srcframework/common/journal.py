@@ -31,6 +31,7 @@ except ImportError:  # no flock here: jobs run without the lock
     fcntl = None
 
 from srcframework.common.errors import InputError
+from srcframework.common.files import DiskFull, disk_full_message, is_disk_full
 
 logger = logging.getLogger(__name__)
 
@@ -132,13 +133,24 @@ class JournalWriter:
         return self
 
     def append(self, rows: Iterable[dict]) -> None:
-        """Write `rows` and make them durable before returning."""
-        self._handle.write("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        """Write `rows` and make them durable before returning. A full disk is a `DiskFull` line (the rows
+        written before are kept; a torn last line is cut off by the next run)."""
+        text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        try:
+            self._handle.write(text)
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        except OSError as error:
+            if is_disk_full(error):
+                raise DiskFull(disk_full_message(self.path, len(text.encode("utf-8")))) from error
+            raise
 
     def __exit__(self, *exc) -> None:
-        self._handle.close()
+        try:
+            self._handle.close()
+        except OSError:
+            if exc[0] is None:  # a failure on the way out is already being raised: it says what went wrong
+                raise
 
 
 class JournalBusy(InputError):

@@ -8,6 +8,7 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.training.callbacks.callback import TrainerCallback
 
 from srcframework.common.files import write_json_atomic
+from srcframework.training.atomic_checkpointer import make_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +30,8 @@ class DeclaredCheckpointCallback(TrainerCallback):
     the vector instructions torch's kernels used, the torch threads of every epoch): a training
     under a seed repeats to the last digit on the same machine with the same threads, but another
     CPU or thread count changes the order of floating-point sums, and at CPU scale that can move
-    F1 by points. Add `include_in_archive: ['training_record.json']`
+    F1 by points. It also makes AllenNLP's default checkpointer write each checkpoint file whole
+    or not at all (`atomic_checkpointer`). Add `include_in_archive: ['training_record.json']`
     to the config, and the archive carries it (studies read it from there). The counts survive
     `--recover` (they are kept in the trainer's checkpoints).
 
@@ -52,6 +54,9 @@ class DeclaredCheckpointCallback(TrainerCallback):
         self.updates: Dict[str, int] = {}
         self.validation: Dict[str, Optional[float]] = {}
         self.threads: Dict[str, list] = {}
+
+    def on_start(self, trainer, is_primary: bool = True, **kwargs) -> None:
+        make_atomic(trainer)  # each checkpoint file whole or not at all (a full disk keeps the last good one)
 
     def on_batch(self, trainer, batch_inputs, batch_outputs, batch_metrics, epoch: int, batch_number: int,
                  is_training: bool, is_primary: bool = True, **kwargs) -> None:
