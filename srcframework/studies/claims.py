@@ -16,6 +16,11 @@ recipe READMEs' Results and the model cards' prose fields. Every figure there (a
 - declared in `docs/claims.json` as no figure of a study's results (`not_results`), with why
   (a measurement outside the study, a transcribed curve, a protocol's own margin).
 
+A results.json may hold figures typed in by hand: validation curves whose source says
+"transcribed" (the robust-training study's, copied from its page after the run folders were
+gone). A block reproduces them, but they are not generated from a training, so the prose right
+before a block that shows them must say they are transcribed (`transcribed_curves`).
+
 A key is a path through results.json, its steps joined by `/`: a dict key, a list index, or
 `field=value` (several joined by `&`) for the first list element whose fields hold those values
 (`robustness/model=bidaf_augmented/clean/seed_test/difference`, `pairs/model=e2e&set=spoken_seen/f1`).
@@ -366,12 +371,37 @@ def _check_text(name: str, text: str, figures: List[Figure], claims: dict, root:
     return problems
 
 
+def transcribed_curves(results: dict) -> List[str]:
+    """The models whose validation curves `results` holds as transcribed by hand (a curve whose
+    source says "transcribed"), not read from a training record."""
+    return sorted({model["name"] for model in results.get("models") or []
+                   for curve in model.get("validation_curves") or []
+                   if curve and str(curve.get("source", "")).startswith("transcribed")})
+
+
+def _unmarked_transcriptions(name: str, text: str, root: Path) -> List[str]:
+    """A results block that shows transcribed validation curves, with no "transcribed" in the
+    prose right before it: those figures are not generated from a training, and the page says so."""
+    problems = []
+    for block in find_blocks(text, name):
+        if "validation_curves" not in block.tables or block.source is None:
+            continue
+        results = json.loads(((root / name).parent / block.source).read_text(encoding="utf-8"))
+        models = transcribed_curves(results)
+        opening = text.rfind("\n", 0, block.start - 1)
+        if models and "transcribed" not in text[max(0, opening - 600):opening].lower():
+            problems.append(f"{name}:{_line(text, opening + 1)}: results block {block.name!r} shows validation curves "
+                            f"that {block.source} holds as transcribed by hand ({', '.join(models)}): say so before it")
+    return problems
+
+
 def check(root: Path = ROOT) -> List[str]:
     """Every problem of the prose, one a line: `file:line: what`."""
     claims = load_claims(root)
     problems = []
     for name, titles in scoped_files(root):
         text = (root / name).read_text(encoding="utf-8")
+        problems += _unmarked_transcriptions(name, text, root)
         for block in find_summaries(text, name):
             if block.content != render_summary(block.name, root / name, root):
                 problems.append(f"{name}:{_line(text, block.start)}: summary block {block.name!r} is not what "

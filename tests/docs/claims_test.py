@@ -123,3 +123,15 @@ def test_the_command_prints_the_problems_and_fails(tmp_path, monkeypatch, capsys
     monkeypatch.setattr(claims, "ROOT", root)
     assert main([]) == 1
     assert "says 91.5%" in capsys.readouterr().out
+
+
+def test_transcribed_curves_shown_without_saying_so_fail(tmp_path):
+    root = copy_of_the_repository(tmp_path)
+    page = root / "docs" / "results" / "robust_training.md"
+    text = page.read_text(encoding="utf-8")
+    marked = "  *Transcribed, not generated:*"
+    assert marked in text
+    page.write_text(text.replace(marked, "  *Copied:*"), encoding="utf-8")
+    [problem] = check(root)
+    assert problem.startswith("docs/results/robust_training.md:") and "results block 'curves' shows validation curves" in problem
+    assert "holds as transcribed by hand (bidaf_augmented, bidaf_clean, minilm_augmented, minilm_clean)" in problem
