@@ -13,6 +13,7 @@ from srcframework.pretrained import (
 )
 from srcframework.store.paths import installed_dir
 from tests.conftest import FIXTURES, ROOT
+from tests.recipes.recipe_variables import recipe_variables
 
 REQUIRED = {"bidaf-clean", "bidaf-noise-augmented", "minilm-qa-clean", "minilm-qa-noise-augmented", "speecht5-ctc-small",
             "e2e-speecht5-ctc", "bidaf-quickstart"}
@@ -206,6 +207,7 @@ def test_a_noise_augmented_models_reader_builds_without_the_noisy_training_copie
 
     config = str(ROOT / model_card(model_id).model_usage.training_config)
     monkeypatch.chdir(tmp_path)  # a machine that never made runs/noisy
-    reader = DatasetReader.from_params(Params.from_file(config).pop("dataset_reader"))
+    # rendered as its recipe renders it (NOISY_TRAIN is the recipe's `env`: runs/noisy)
+    reader = DatasetReader.from_params(Params.from_file(config, ext_vars=recipe_variables(config)).pop("dataset_reader"))
     with pytest.raises(DatasetError, match="runs/noisy"):
         reader.question_noise.questions

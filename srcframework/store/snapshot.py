@@ -47,7 +47,6 @@ import datetime
 import glob
 import hashlib
 import io
-import json
 import logging
 import os
 import re
