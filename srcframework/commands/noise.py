@@ -82,6 +82,8 @@ class Noise(Subcommand):
         subparser.add_argument("--batch-size", type=int, default=16, help="questions per engine call")
         add_shard_argument(subparser, help="i/n: this job's share, for array jobs")
         subparser.add_argument("--no-progress", action="store_true", help="show no progress bar")
+        subparser.add_argument("--force", action="store_true",
+                               help="replace a finished challenge set at OUTPUT made with another configuration")
         subparser.set_defaults(func=run)
         return subparser
 
@@ -102,6 +104,7 @@ def run(args: argparse.Namespace) -> dict:
         batch_size=args.batch_size,
         shard=args.shard,
         progress=not args.no_progress,
+        force=args.force,
     )
     print(format_summary(result, args.output_file))
     print(json.dumps(result))

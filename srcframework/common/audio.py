@@ -3,6 +3,7 @@
 Audio is read and written with `soundfile` (never `torchaudio.load`); resampling uses
 `torchaudio.functional.resample`.
 """
+import io
 import os
 
 import numpy
@@ -10,7 +11,7 @@ import soundfile
 import torch
 import torchaudio
 
-from srcframework.common.files import atomic_output
+from srcframework.common.files import write_bytes_atomic
 
 
 def to_mono_float32(array) -> numpy.ndarray:
@@ -130,10 +131,12 @@ def write_wav_atomic(path: str, waveform: numpy.ndarray, rate: int, format: str 
     """
     Writes `waveform` as 16-bit mono audio at `path` (making its folder) with `atomic_output`, so
     readers never see a half-written file: WAV, or with `format="FLAC"` the same samples compressed
-    without loss.
+    without loss. The file is encoded in memory first, so a full disk is a `DiskFull` line with the
+    bytes it needed (and libsndfile never writes to a file that fails under it).
     """
     path = os.fspath(path)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     samples = float_to_int16(to_mono_float32(waveform))
-    with atomic_output(path, "wb") as stream:
-        soundfile.write(stream, samples, int(rate), subtype="PCM_16", format=format)
+    buffer = io.BytesIO()
+    soundfile.write(buffer, samples, int(rate), subtype="PCM_16", format=format)
+    write_bytes_atomic(path, buffer.getvalue())

@@ -90,13 +90,12 @@ def write_bytes_atomic(path: str, payload: bytes) -> None:
 
 
 def write_text_atomic(path: str, text: str) -> None:
-    with atomic_output(path) as handle:
+    with atomic_output(path, size=len(text.encode("utf-8"))) as handle:
         handle.write(text)
 
 
 def write_json_atomic(path: str, payload, indent: int = None) -> None:
-    with atomic_output(path) as handle:
-        json.dump(payload, handle, ensure_ascii=False, indent=indent)
+    write_text_atomic(path, json.dumps(payload, ensure_ascii=False, indent=indent))
 
 
 def write_lines_atomic(path: str, rows: Iterable[dict]) -> None:

@@ -19,7 +19,8 @@ set) and `key`.
 
 The key (`config_key`) covers the noise config, the seed, the input file's sha256 and the
 fingerprints of the files the config names, so a journal left by a run on another input, or with
-a noise file that has changed since, is refused rather than mixed into the output.
+a noise file that has changed since, is refused rather than mixed into the output; and a finished
+challenge set made with another key is not replaced unless `force` (`--force`) says so.
 """
 import copy
 import glob
@@ -32,6 +33,7 @@ from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
 from tqdm import tqdm
 
+from srcframework.common.errors import InputError
 from srcframework.common.files import file_sha256, named_files, text_sha256, write_json_atomic
 from srcframework.common.journal import JournalWriter, locks_journal, read_journal
 from srcframework.common.logs import params_not_logged
@@ -121,6 +123,34 @@ def apply_noise(dataset: dict, noised: Dict[str, str], meta: dict, keep_ids: Opt
     return out
 
 
+def finished_noise(output_path: str) -> Optional[dict]:
+    """The `noise` record of the finished challenge set at `output_path`, or None when there is no
+    file there or it is not a challenge set."""
+    if not os.path.isfile(output_path):
+        return None
+    try:
+        with open(output_path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    noise = data.get("noise") if isinstance(data, dict) else None
+    return noise if isinstance(noise, dict) and "key" in noise else None
+
+
+def check_replacing(output_path: str, key: str, noise_params: dict, seed: int, force: bool) -> None:
+    """An `InputError` when `output_path` is a finished challenge set made with another configuration
+    (noise, seed, input or noise files), unless `force`."""
+    finished = finished_noise(output_path)
+    if finished is None or finished["key"] == key or force:
+        return
+    was = json.dumps(finished.get("config"), sort_keys=True)
+    now = json.dumps(noise_params, sort_keys=True)
+    differs = (f"noise {was} with seed {finished.get('seed')}, not {now} with seed {seed}"
+               if (was, finished.get("seed")) != (now, seed) else "the same noise and seed, but another input or noise file")
+    raise InputError(f"{output_path} is a finished challenge set made with another configuration ({differs}; key "
+                     f"{finished['key']}, not {key}): give another output file, or --force to replace it")
+
+
 def journal_path(output_path: str, shard: Tuple[int, int]) -> str:
     """The journal of shard `(i, n)` of the challenge set `output_path`."""
     return f"{output_path}.journal-{shard[0]}-of-{shard[1]}.jsonl"
@@ -136,6 +166,7 @@ def make_challenge_set(
     batch_size: int = 16,
     shard: Tuple[int, int] = (0, 1),
     progress: bool = True,
+    force: bool = False,
 ) -> dict:
     """
     Noise every question of `input_path` into `output_path` (see the module docstring).
@@ -155,6 +186,9 @@ def make_challenge_set(
     shard : `Tuple[int, int]`, optional (default = `(0, 1)`)
         `(i, n)`: noise every n-th question from the i-th.
     progress : `bool`, optional (default = `True`)
+    force : `bool`, optional (default = `False`)
+        Replace a finished challenge set at `output_path` made with another configuration; without
+        it, such a file is an `InputError` and is left as it is.
 
     # Returns
 
@@ -169,6 +203,7 @@ def make_challenge_set(
     dataset = load_squad_json(input_path)
     input_sha256 = file_sha256(input_path)
     key = config_key(noise_params, seed, input_sha256)
+    check_replacing(output_path, key, noise_params, seed, force)
     questions = collect_questions(dataset)
     ids = [qid for qid, _ in questions]
     if len(set(ids)) != len(ids):

@@ -21,7 +21,7 @@ DEFAULT_TRAIN = ROOT / "srcframework" / "data" / "default" / "train.json"
 
 def noise_args(input_file, output_file, **overrides):
     values = dict(input_file=str(input_file), output_file=str(output_file), noise={"type": "keyboard"},
-                  seed=0, workers=1, batch_size=4, shard=(0, 1), no_progress=True)
+                  seed=0, workers=1, batch_size=4, shard=(0, 1), no_progress=True, force=False)
     values.update(overrides)
     return argparse.Namespace(**values)
 
@@ -146,3 +146,52 @@ def test_noise_preset_by_name_through_the_command_line(tmp_path, monkeypatch, ca
         main(prog="allennlp")
     assert "no noise preset or noise source type 'keybord'; did you mean keyboard? presets: asr-fast-3voices" in (
         capsys.readouterr().err)
+
+
+def test_a_finished_set_of_another_configuration_is_replaced_only_with_force(tmp_path, capsys):
+    out = tmp_path / "set.json"
+    run(noise_args(FIXTURES / "squad_tiny.json", out))
+    first = out.read_bytes()
+    run(noise_args(FIXTURES / "squad_tiny.json", out))  # the same configuration: written again, the same
+    assert out.read_bytes() == first
+    with pytest.raises(ConfigurationError) as refused:
+        run(noise_args(FIXTURES / "squad_tiny.json", out, seed=7))
+    key = json.loads(first)["noise"]["key"]
+    assert str(refused.value).startswith(
+        f"{out} is a finished challenge set made with another configuration (noise {{\"type\": \"keyboard\"}} with seed "
+        f"0, not {{\"type\": \"keyboard\"}} with seed 7; key {key}, not ")
+    assert str(refused.value).endswith("give another output file, or --force to replace it")
+    assert out.read_bytes() == first and not list(tmp_path.glob("*.journal-*"))
+    run(noise_args(FIXTURES / "squad_tiny.json", out, seed=7, force=True))
+    assert json.loads(out.read_bytes())["noise"]["seed"] == 7
+
+
+def test_the_command_line_refuses_in_one_line_and_takes_force(tmp_path):
+    from tests.conftest import run_allennlp
+
+    out = tmp_path / "set.json"
+    arguments = ("noise", FIXTURES / "squad_tiny.json", out, "--noise", "keyboard", "--no-progress")
+    assert run_allennlp(*arguments).returncode == 0
+    refused = run_allennlp(*arguments, "--seed", "3")
+    assert refused.returncode == 1 and refused.stderr.strip().splitlines()[-1].startswith(
+        f"error: {out} is a finished challenge set made with another configuration"), refused.stderr[-2000:]
+    assert run_allennlp(*arguments, "--seed", "3", "--force").returncode == 0
+
+
+def test_a_full_disk_keeps_the_journal_and_a_rerun_finishes(tmp_path, monkeypatch):
+    from tests.common.disk_full_test import NoSpace
+    from tests.conftest import run_allennlp
+
+    out = tmp_path / "set.json"
+    arguments = ("noise", FIXTURES / "squad_tiny.json", out, "--noise", "keyboard", "--no-progress")
+    real = os.fdopen
+    with monkeypatch.context() as patch:  # the journal fits; the output file (written whole or not at all) does not
+        patch.setattr(os, "fdopen", lambda *a, **k: NoSpace(real(*a, **k)))
+        full = run_allennlp(*arguments)
+    assert full.returncode == 1 and "Traceback" not in full.stderr, full.stderr[-2000:]
+    last = full.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: no space left on the device of {tmp_path}: set.json was not written (") and \
+        "bytes needed" in last
+    assert not out.exists() and list(tmp_path.glob("set.json.journal-*"))
+    again = run_allennlp(*arguments)
+    assert again.returncode == 0 and "(0 noised now, 9 already done)" in again.stdout, again.stdout + again.stderr[-2000:]
