@@ -23,7 +23,7 @@ from tests.recipes.recipe_variables import recipe_variables
 from tests.recipes.tiny_config import TinyInputs, tiny_config
 
 RECIPES = sorted(p for p in (ROOT / "recipes").iterdir() if p.is_dir())
-STUDIES = sorted((ROOT / "recipes").glob("*/study*.jsonnet"))
+STUDIES = sorted((ROOT / "recipes").rglob("study*.jsonnet"))
 CONFIGS = sorted(
     list((ROOT / "training_configs").glob("*.jsonnet"))
     + [p for p in (ROOT / "recipes").glob("*/*.jsonnet") if p not in STUDIES and p.name != "recipe.jsonnet"]

@@ -1,0 +1,55 @@
+// The second end-to-end study (docs/results/e2e_voices.md): a speech encoder that hears voices it
+// was not trained on. Stage 1, the pilot of three levers on the recogniser, each continuing the
+// released speecht5-ctc-small for the same budget, scored on the development voices:
+//   allennlp recipe run e2e_voices               # the e2e_cpu recipe's speech and pretrain steps, the
+//                                                # extra and development readings, the three pilots
+//   allennlp recipe status e2e_voices            # where each step stands; each pilot's curve
+// The later stages (the fourth lever, the study) are declared on the protocol page and added here
+// when they run. Variables: SHARED_DATA (../shared/data).
+function(runs='runs')
+  local split = runs + '/data/squad_dev_minus_xquad.json';
+  local train9 = runs + '/spoken_ctc/train9';
+  local development = runs + '/spoken_voices/development';
+  {
+    description: 'a speech encoder that hears voices it was not trained on: the pilot of its levers',
+    trainings: {
+      pilot_control: { config: 'recipes/e2e_voices/pilot_control.jsonnet', folder: runs + '/e2e_voices/pilot_control',
+                       depends_on: ['e2e_cpu_inputs', 'speech_development'] },
+      pilot_voices: { config: 'recipes/e2e_voices/pilot_voices.jsonnet', folder: runs + '/e2e_voices/pilot_voices',
+                      depends_on: ['e2e_cpu_inputs', 'speech_development', 'split_extra'] },
+      pilot_augmentation: { config: 'recipes/e2e_voices/pilot_augmentation.jsonnet', folder: runs + '/e2e_voices/pilot_augmentation',
+                            depends_on: ['e2e_cpu_inputs', 'speech_development'] },
+    },
+    steps: {
+      // the first study's training split, its three readings and the released recogniser's weights
+      e2e_cpu_inputs: {
+        command: ['allennlp', 'recipe', 'run', 'e2e_cpu', 'data', 'speech_one', 'speech_two', 'speech_three', 'split_ids',
+                  'pretrain', '--runs', runs],
+        outputs: [train9 + '/fid2qid_train.csv', runs + '/speecht5_ctc/best.th'],
+      },
+      // the 1,072 questions of the held-out articles read by the five development voices
+      speech_development: {
+        needs: ['e2e_cpu_inputs'],
+        command: ['allennlp', 'synthesize-speech', runs + '/data/validation_articles.json', development, '--voices', 'development',
+                  '--split', 'dev', '--seed', '5', '--audio-format', 'flac', '--workers', '2'],
+        outputs: [development + '/fid2qid_dev.csv'],
+      },
+      // the training split read once more, by the 13 extra-training voices (seed 4)
+      speech_extra: {
+        needs: ['e2e_cpu_inputs'],
+        command: ['allennlp', 'synthesize-speech', split, train9, '--voices', 'extra-training', '--split', 'extra',
+                  '--seed', '4', '--audio-format', 'flac', '--workers', '2'],
+        outputs: [train9 + '/fid2qid_extra.csv'],
+      },
+      // the four readings' training articles (the held-out articles are left out, as in the first study)
+      split_extra: {
+        needs: ['speech_extra'],
+        command: ['python', 'recipes/e2e_cpu/split_spoken_ids.py'] + [train9 + '/fid2qid_' + s + '.csv' for s in ['one', 'two', 'three', 'extra']]
+                 + ['--squad-file', split, '--train', train9 + '/fid2qid_train22.csv', '--held-out', train9 + '/fid2qid_heldout22.csv'],
+        outputs: [train9 + '/fid2qid_train22.csv', train9 + '/fid2qid_heldout22.csv'],
+      },
+    },
+    groups: {
+      pilot: ['pilot_control', 'pilot_voices', 'pilot_augmentation'],
+    },
+  }
