@@ -16,6 +16,19 @@ def default_list() -> str:
     names (default `../shared/data`, from the working directory, as the training configs read it)."""
     return os.path.realpath(os.path.join(os.environ.get("SHARED_DATA", "../shared/data"), DEFAULT_LIST_NAME))
 
+def shared_data_hint(path: str) -> str:
+    """What to say after a missing list that lies (or would lie) in the shared data folder: which
+    folder `SHARED_DATA` names now, and that setting it points there."""
+    shared = os.environ.get("SHARED_DATA")
+    folder = os.path.realpath(shared or "../shared/data")
+    inside = os.path.realpath(str(path)).startswith(folder + os.sep) or str(path).endswith(DEFAULT_LIST_NAME)
+    if not inside:
+        return ""
+    where = f"SHARED_DATA={shared}" if shared else "SHARED_DATA is not set, so ../shared/data from the working directory"
+    return (f": it is read from the shared data folder ({where}, which is {folder}); set SHARED_DATA to the folder "
+            f"that holds {DEFAULT_LIST_NAME}")
+
+
 # A word: letters and digits, with inner apostrophes or hyphens (`didn't`, `Carnegie-Mellon`).
 WORD = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
 
@@ -30,7 +43,7 @@ def read_misspellings(path: str) -> Dict[str, List[str]]:
     try:
         local_path = cached_path(path)
     except FileNotFoundError:
-        raise InputFileNotFound(f"misspelling list {path!r} not found") from None
+        raise InputFileNotFound(f"misspelling list {path!r} not found{shared_data_hint(path)}") from None
     misspellings: Dict[str, List[str]] = {}
     with open(local_path, encoding="utf-8") as handle:
         for line_number, line in enumerate(handle, start=1):

@@ -138,3 +138,20 @@ def test_a_missing_default_list_names_the_path(monkeypatch, tmp_path):
     monkeypatch.setenv("SHARED_DATA", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="wikipedia_common_misspellings.txt"):
         NoiseSource.from_params(Params({"type": "misspelling"}))
+
+
+def test_a_missing_default_list_names_shared_data(monkeypatch, tmp_path):
+    monkeypatch.setenv("SHARED_DATA", str(tmp_path / "shared"))
+    with pytest.raises(FileNotFoundError) as set_there:
+        NoiseSource.from_params(Params({"type": "misspelling"}))
+    assert str(set_there.value).endswith(
+        f"not found: it is read from the shared data folder (SHARED_DATA={tmp_path / 'shared'}, which is "
+        f"{tmp_path / 'shared'}); set SHARED_DATA to the folder that holds misspellings/wikipedia_common_misspellings.txt")
+    monkeypatch.delenv("SHARED_DATA")
+    monkeypatch.chdir(tmp_path)  # a clone without ../shared beside it
+    with pytest.raises(FileNotFoundError, match=r"\(SHARED_DATA is not set, so \.\./shared/data from the working "
+                                                r"directory, which is /"):
+        NoiseSource.from_params(Params({"type": "misspelling"}))
+    with pytest.raises(FileNotFoundError) as elsewhere:  # a list of the user's own is only named
+        MisspellingNoise(str(tmp_path / "mine.txt"))
+    assert "SHARED_DATA" not in str(elsewhere.value)
