@@ -161,9 +161,7 @@ def render_summary(study: str, target: Path, root: Path = ROOT) -> str:
     results = json.loads(results_path.read_text(encoding="utf-8"))
     where = str(template_path.relative_to(root))
     text = PLACEHOLDER.sub(lambda match: _placeholder(match.group("body"), results, target, where, root), template)
-    head = (f"<!-- generated from recipes/{study}/summary.md and recipes/{study}/results.json by "
-            f"python -m srcframework.studies.claims --write; do not edit by hand -->")
-    return head + "\n" + text.rstrip("\n") + "\n"
+    return text.rstrip("\n") + "\n"
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def test_a_figure_typed_into_a_generated_summary_fails(tmp_path):
     root = copy_of_the_repository(tmp_path)
     readme = root / "README.md"
     text = readme.read_text(encoding="utf-8")
-    stale = text.replace("over the declared groups, 0.075", "over the declared groups, 0.045", 1)
+    stale = text.replace("(Holm p 0.100; 0.075 in", "(Holm p 0.100; 0.045 in", 1)
     assert stale != text
     readme.write_text(stale, encoding="utf-8")
     [problem] = check(root)
@@ -63,7 +63,7 @@ def test_new_results_make_the_summary_stale_until_it_is_written_again(tmp_path):
     assert {problem.split(": ")[1].split(" is not")[0] for problem in problems} == {"summary block 'robust_training'"}
     assert len(problems) == 2  # README.md and docs/results/index.md
     text = render_summary("robust_training", root / "README.md", root)
-    assert "(seed pairs) that is shown (Holm p\n0.010" in text
+    assert "families,\nshown over seeds (Holm p 0.010;" in text
 
 
 def test_a_figure_neither_generated_claimed_nor_declared_fails(tmp_path):
