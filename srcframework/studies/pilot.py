@@ -30,6 +30,7 @@ from srcframework.metrics.power import (
     ttest_power,
     ttest_seeds_needed,
 )
+from srcframework.studies.seed_inference import random_seeds, seed_order
 
 OUTCOMES = ("clean_f1", "drop_difference")
 # the confidence of the between-seed SD's interval, and so of the seeds needed
@@ -52,7 +53,9 @@ class PilotFigures:
     model_seeds : `List[float]`
         The model's figure in each seed (its clean F1, or its mean drop over the group).
     twin_seeds : `List[float]`
-        The twin's, in the same seed order.
+        The twin's, in the same seed order (paired by `random_seed` where the results record it).
+    pairable : `bool`, optional (default = `True`)
+        False where the arms' seeds differ: no seed pairs, only the independent design.
     """
 
     model: str
@@ -61,11 +64,12 @@ class PilotFigures:
     group: Optional[str]
     model_seeds: List[float]
     twin_seeds: List[float]
+    pairable: bool = True
 
     @property
     def differences(self) -> Optional[List[float]]:
         """The seed-paired differences in the outcome's direction (None without paired seeds)."""
-        if len(self.model_seeds) != len(self.twin_seeds):
+        if not self.pairable or len(self.model_seeds) != len(self.twin_seeds):
             return None
         if self.outcome == "clean_f1":
             return [m - t for m, t in zip(self.model_seeds, self.twin_seeds)]
@@ -84,6 +88,9 @@ class PilotFigures:
             return math.sqrt((np.var(self.model_seeds, ddof=1) + np.var(self.twin_seeds, ddof=1)) / 2.0)
         differences = self.differences
         if differences is None:
+            if not self.pairable:
+                raise InputError(f"{self.model} and {self.twin} were trained with other seeds: no seed pairs for the "
+                                 "paired design")
             raise InputError(f"{self.model} has {len(self.model_seeds)} seeds and {self.twin} {len(self.twin_seeds)}: "
                              "no seed pairs for the paired design")
         return float(np.std(differences, ddof=1))
@@ -134,6 +141,13 @@ def pilot_figures(results: dict, outcome: str = "clean_f1", model: Optional[str]
         raise InputError(f"model {row['model']} and its twin {row['twin']} need at least 2 seeds each for a "
                          f"between-seed spread; the pilot has {archives.get(row['model'], len(mine))} and "
                          f"{archives.get(row['twin'], len(theirs))}")
+    # seed k of the model pairs with the twin's archive of the same random_seed (seed_inference)
+    try:
+        order, _ = seed_order(row, random_seeds(results)) if results.get("models") else (None, "")
+    except InputError:
+        return PilotFigures(row["model"], row["twin"], outcome, chosen, mine, theirs, pairable=False)
+    if order and len(order) == len(mine) == len(theirs):
+        mine, theirs = [mine[k] for k, _ in order], [theirs[k] for _, k in order]
     return PilotFigures(row["model"], row["twin"], outcome, chosen, mine, theirs)
 
 

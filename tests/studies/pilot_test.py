@@ -24,6 +24,30 @@ def test_the_clean_f1_of_each_seed_and_its_spread():
     assert figures.differences == pytest.approx([1.53, 2.43, -1.24], abs=0.01)
 
 
+def with_random_seeds(mine, theirs) -> dict:
+    results = committed()
+    for model in results["models"]:
+        if model["name"] in ("bidaf_augmented", "bidaf_clean"):
+            model["random_seeds"] = mine if model["name"] == "bidaf_augmented" else theirs
+    return results
+
+
+def test_seed_pairs_follow_the_random_seeds_not_the_order():
+    # the augmented twin's archives listed as seeds 3, 1, 2: its seed-3 figure pairs with the twin's third
+    figures = pilot_figures(with_random_seeds([3, 1, 2], [1, 2, 3]))
+    assert figures.model_seeds == pytest.approx([50.44, 49.26, 52.28], abs=0.01)
+    assert figures.differences == pytest.approx([50.44 - 50.75, 49.26 - 48.01, 52.28 - 50.50], abs=0.01)
+    assert figures.sd("independent") == pytest.approx(1.52, abs=0.01)  # the arms' spreads do not depend on pairing
+
+
+def test_arms_of_other_seeds_have_no_paired_design():
+    figures = pilot_figures(with_random_seeds([1, 2, 4], [1, 2, 3]))
+    assert figures.differences is None
+    with pytest.raises(InputError, match="trained with other seeds: no seed pairs"):
+        figures.sd("paired")
+    assert list(power_entry(figures, margin=1.5)["designs"]) == ["independent"]
+
+
 def test_a_drop_difference_of_a_group():
     figures = pilot_figures(committed(), "drop_difference", "bidaf_augmented", "held_out")
     assert figures.label == "drop difference (held_out)"
