@@ -47,9 +47,11 @@ COMPONENT_PAGES: Dict[str, Tuple[str, str, Tuple[str, ...]]] = {
     "api/readers.md": (
         "Dataset readers and data",
         "`dataset_reader`, `validation_dataset_reader`, `vocabulary`, token and audio indexers, "
-        "tokenizers. See [Configs](../configs.md).",
+        "tokenizers, and the question controls a study's test set takes as `control`. See "
+        "[Configs](../configs.md) and [Studies](../studies.md#listening-controls).",
         (
             "allennlp.data.dataset_readers.dataset_reader.DatasetReader",
+            "srcframework.data.question_controls.question_control.QuestionControl",
             "allennlp.data.vocabulary.Vocabulary",
             "allennlp.data.tokenizers.tokenizer.Tokenizer",
             "allennlp.data.token_indexers.token_indexer.TokenIndexer",
@@ -64,6 +66,7 @@ COMPONENT_PAGES: Dict[str, Tuple[str, str, Tuple[str, ...]]] = {
             "allennlp.predictors.predictor.Predictor",
             "allennlp.training.metrics.metric.Metric",
             "allennlp.training.callbacks.callback.TrainerCallback",
+            "allennlp.training.checkpointer.Checkpointer",
         ),
     ),
     "api/speech.md": (

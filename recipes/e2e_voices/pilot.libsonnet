@@ -14,7 +14,7 @@ local ctc = import '../../training_configs/lib/speecht5_ctc.libsonnet';
     dataset_reader+: { audio_perturbation+: perturbation },
     train_data_path: 'runs/spoken_ctc/train9/' + train,
     validation_dataset_reader: ctc.reader() + { loading_threads: 2 },
-    validation_data_path: 'runs/spoken_voices/development/fid2qid_dev.csv',
+    validation_data_path: 'runs/spoken_voices/development/fid2qid_heldout.csv',
     model+: {
       encoder+: encoder,
       initializer: { regexes: [['.*', { type: 'pretrained', weights_file_path: 'runs/speecht5_ctc/best.th' }]] },

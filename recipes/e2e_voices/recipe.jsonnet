@@ -31,8 +31,8 @@ function(runs='runs')
       speech_development: {
         needs: ['e2e_cpu_inputs'],
         command: ['allennlp', 'synthesize-speech', runs + '/data/validation_articles.json', development, '--voices', 'development',
-                  '--split', 'dev', '--seed', '5', '--audio-format', 'flac', '--workers', '2'],
-        outputs: [development + '/fid2qid_dev.csv'],
+                  '--split', 'heldout', '--seed', '5', '--audio-format', 'flac', '--workers', '2'],
+        outputs: [development + '/fid2qid_heldout.csv'],
       },
       // the training split read once more, by the 13 extra-training voices (seed 4)
       speech_extra: {
