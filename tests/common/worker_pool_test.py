@@ -87,3 +87,64 @@ def test_the_allennlp_plugin_module_sets_up_workers():
     from srcframework.plugins.manager import load_plugins
 
     assert compat.apply in WORKER_SETUP and load_plugins in WORKER_SETUP
+
+
+def _report_and_wait(folder):
+    """Writes this worker's pid into `folder`, then waits for good."""
+    import time
+
+    with open(os.path.join(folder, str(os.getpid())), "w") as handle:
+        handle.write("started")
+    while True:
+        time.sleep(60)
+
+
+PARENT = """
+import sys
+from srcframework.common.worker_pool import worker_results
+from tests.common.worker_pool_test import _report_and_wait
+with worker_results(_report_and_wait, [sys.argv[1]] * 2, workers=2) as results:
+    for _ in results:
+        pass
+"""
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in status)
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to see which processes run")
+def test_workers_end_when_their_parent_is_killed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(tmp_path)], cwd=ROOT,
+                              env=dict(os.environ, OMP_NUM_THREADS="1"))
+    try:
+        for _ in range(3000):  # until both workers have started (a bound, so a broken pool cannot hang the suite)
+            if len(os.listdir(tmp_path)) == 2 or parent.poll() is not None:
+                break
+            time.sleep(0.1)
+        workers = [int(name) for name in os.listdir(tmp_path)]
+        assert len(workers) == 2 and all(running(pid) for pid in workers), parent.poll()
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    for _ in range(600):
+        if not any(running(pid) for pid in workers):
+            break
+        time.sleep(0.1)
+    left = [pid for pid in workers if running(pid)]
+    for pid in left:  # leave nothing behind, whatever the result
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
