@@ -1,9 +1,13 @@
 """Figures stated in prose about a study, held to the study's results.json, so that no sentence
 outlives a rerun with a figure the results no longer give.
 
-The check reads the prose of `SCOPE`: README.md's Results, the results pages (docs/results/), the
-recipe READMEs' Results and the model cards' prose fields. Every figure there (a decimal such as
-3.7, or a percentage) must be one of:
+The check reads the prose of `SCOPE`: README.md's Results, the results index, the Results (and
+Corrections) of the studies' results pages, the recipe READMEs' Results and the model cards' prose
+fields (`CARD_FIELDS`), less superseded history (`UNSCOPED`). The other results pages record
+measurements made before the studies and are read for summary blocks only; a protocol, and the
+dated notes under it, is the protocol's (its figures may be repeated in its results). Every figure
+of the scope (a decimal such as 3.7, or a percentage; not a date, a version or a section number)
+must be one of:
 
 - inside a generated block: a results block of `markdown_into` (`<!-- results:NAME -->`, tables)
   or a summary block (`<!-- summary:STUDY -->` ... `<!-- /summary:STUDY -->`): prose rendered
@@ -31,6 +35,7 @@ A key is a path through results.json, its steps joined by `/`: a dict key, a lis
 import argparse
 import json
 import math
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -145,8 +150,6 @@ def _placeholder(body: str, results: dict, target: Path, where: str, root: Path 
 
 
 def _relative(path: Path, folder: Path) -> str:
-    import os
-
     return os.path.relpath(path, folder.resolve())
 
 
