@@ -3,10 +3,11 @@ SQuAD file, with WER."""
 import argparse
 import json
 import logging
-from typing import Tuple
+from typing import Optional, Tuple
 
 from allennlp.commands import Subcommand
 
+from srcframework.common.audio import MAX_QUESTION_SECONDS
 from srcframework.data.squad_src_layout import SquadSrcFolder
 from srcframework.jobs.transcription import TranscriptionSettings, transcribe
 
@@ -67,13 +68,32 @@ def add_transcription_arguments(subparser: argparse.ArgumentParser) -> None:
         help="leave out recordings that are missing, empty, unreadable, silent or hold NaN/inf samples, and rows the "
              "folder's join rules refuse (counted and listed) instead of stopping at the first",
     )
+    subparser.add_argument(
+        "--max-seconds", type=parse_max_seconds, default=MAX_QUESTION_SECONDS,
+        help=f"the recognizer hears the first MAX_SECONDS of a longer recording, as the squad_src reader's models "
+             f"do (default {MAX_QUESTION_SECONDS:g}); 'none' for all of it",
+    )
     subparser.add_argument("--no-progress", action="store_true", help="show no progress bar")
+
+
+def parse_max_seconds(text: str) -> Optional[float]:
+    """A positive number of seconds, or `none` for no limit."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"--max-seconds takes a positive number of seconds or 'none', got {text!r}")
+    return value
 
 
 def folder_and_settings(args: argparse.Namespace) -> Tuple[SquadSrcFolder, TranscriptionSettings]:
     """The folder and the transcription settings that the options of `add_transcription_arguments` give."""
     folder = SquadSrcFolder(args.src_dir, split=args.split, squad_file=args.squad)
-    settings = TranscriptionSettings(args.recognizer, args.workers, args.batch_size, args.skip_invalid, not args.no_progress)
+    settings = TranscriptionSettings(args.recognizer, args.workers, args.batch_size, args.skip_invalid, not args.no_progress,
+                                     max_seconds=getattr(args, "max_seconds", MAX_QUESTION_SECONDS))
     return folder, settings
 
 

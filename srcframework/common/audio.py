@@ -4,7 +4,9 @@ Audio is read and written with `soundfile` (never `torchaudio.load`); resampling
 `torchaudio.functional.resample`.
 """
 import io
+import logging
 import os
+from typing import Optional
 
 import numpy
 import soundfile
@@ -12,6 +14,26 @@ import torch
 import torchaudio
 
 from srcframework.common.files import write_bytes_atomic
+
+logger = logging.getLogger(__name__)
+
+# The longest spoken question a model or a recognizer hears, in seconds: the default `max_seconds`
+# of the `waveform` audio indexer (so of the `squad_src` reader) and of `transcribe` (and so of
+# `cascade`), so that an end-to-end model and a cascade hear the same audio of a long recording
+MAX_QUESTION_SECONDS = 15.0
+
+
+def cut_to_limit(waveform: numpy.ndarray, rate: int, max_seconds: Optional[float], source: str) -> numpy.ndarray:
+    """The first `max_seconds` of `waveform` (recorded at `rate`), logging the cut with the file and
+    both lengths; the waveform itself when it is no longer, or when `max_seconds` is None."""
+    if max_seconds is None:
+        return waveform
+    limit = int(round(max_seconds * rate))
+    if waveform.shape[0] <= limit:
+        return waveform
+    logger.warning("%s: %.2f s of audio cut to its first %.2f s (max_seconds %s)", source, waveform.shape[0] / rate,
+                   limit / rate, max_seconds)
+    return waveform[:limit]
 
 
 def to_mono_float32(array) -> numpy.ndarray:

@@ -47,7 +47,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from allennlp.common import Params
 from tqdm import tqdm
 
-from srcframework.common.audio import read_valid_wav
+from srcframework.common.audio import MAX_QUESTION_SECONDS, cut_to_limit, read_valid_wav
 from srcframework.common.errors import InputError, without_path
 from srcframework.common.files import file_sha256, named_files, text_sha256, write_json_atomic
 from srcframework.common.journal import JournalWriter, locks_journal, read_journal
@@ -84,6 +84,10 @@ class TranscriptionSettings:
     skip_invalid : `bool`, optional (default = `False`)
         Bad recordings and broken join rules are counted and left out instead of stopping the run.
     progress : `bool`, optional (default = `True`)
+    max_seconds : `float`, optional (default = `15.0`)
+        The recognizer hears the first `max_seconds` of a longer recording (the cut is logged with
+        the file and both lengths); `None` for all of it. The default is
+        `common.audio.MAX_QUESTION_SECONDS`, the `squad_src` reader's limit too.
     """
 
     recognizer: Any = "pocketsphinx"
@@ -91,6 +95,7 @@ class TranscriptionSettings:
     batch_size: int = 8
     skip_invalid: bool = False
     progress: bool = True
+    max_seconds: Optional[float] = MAX_QUESTION_SECONDS
 
 
 def parse_recognizer(text) -> dict:
@@ -119,12 +124,16 @@ def spoken_questions(folder: SquadSrcFolder, skip_invalid: bool = False, several
     return folder.join(skip_invalid=skip_invalid, partial=True, require_answers=False, several_recordings=several_recordings)
 
 
-def job_key(recognizer: dict, split: str, items: List[Tuple[str, str, str]], files: Optional[dict] = None) -> str:
+def job_key(recognizer: dict, split: str, items: List[Tuple[str, str, str]], files: Optional[dict] = None,
+            max_seconds: Optional[float] = MAX_QUESTION_SECONDS) -> str:
     """The key of a transcription job: the recognizer config, the fingerprints of the `files` it
-    names (left out when there are none), the split and the `(fid, qid, file name)` items."""
+    names (left out when there are none), the split, the `(fid, qid, file name)` items and the
+    `max_seconds` heard (left out when it is the default, so earlier keys stay as they were)."""
     payload = {"recognizer": recognizer, "split": split, "items": items}
     if files:
         payload["recognizer_files"] = files
+    if max_seconds != MAX_QUESTION_SECONDS:
+        payload["max_seconds"] = max_seconds
     return text_sha256(json.dumps(payload, sort_keys=True))[:16]
 
 
@@ -158,12 +167,13 @@ def _recognizer(params: dict, module: str) -> SpeechRecognizer:
 
 
 def _transcribe_batch(job: Tuple[dict, str, List[Tuple[str, str]]]) -> List[dict]:
-    """One row per `(fid, wav path)` of a batch, in batch order: `{fid, transcript, seconds}`, or
+    """One row per `(fid, wav path)` of a batch, in batch order: `{fid, transcript, seconds}` (the
+    seconds heard: at most `max_seconds`), or
     `{fid, path, error}` for a recording that is missing, empty, unreadable or holds NaN or
     infinite samples or is silent (`read_valid_wav`). Recordings of one sample rate go to the recognizer
     together. Bad recordings are returned, not raised, so that the caller can journal the good
     rows of the batch first."""
-    params, module, batch = job
+    params, module, batch, max_seconds = job
     by_rate: Dict[int, List[Tuple[str, object]]] = defaultdict(list)
     seconds, errors = {}, {}
     for fid, path in batch:
@@ -172,6 +182,7 @@ def _transcribe_batch(job: Tuple[dict, str, List[Tuple[str, str]]]) -> List[dict
         except (FileNotFoundError, ValueError) as error:
             errors[fid] = {"fid": fid, "path": path, "error": without_path(str(error), path)}  # the path once
             continue
+        waveform = cut_to_limit(waveform, rate, max_seconds, path)
         by_rate[rate].append((fid, waveform))
         seconds[fid] = waveform.size / rate
     transcripts = {}
@@ -217,11 +228,13 @@ def transcribe_folder(
     file_pattern: str = DEFAULT_FILE_PATTERN,
     progress: bool = True,
     skip_invalid: bool = False,
+    max_seconds: Optional[float] = MAX_QUESTION_SECONDS,
 ) -> dict:
     """`transcribe` of the folder `src_dir` (its `split`, `squad_path` and `file_pattern`: see
     `SquadSrcFolder`) with these settings (see `TranscriptionSettings`)."""
     folder = SquadSrcFolder(src_dir, split=split, squad_file=squad_path, file_pattern=file_pattern)
-    return transcribe(folder, output_path, TranscriptionSettings(recognizer, workers, batch_size, skip_invalid, progress))
+    settings = TranscriptionSettings(recognizer, workers, batch_size, skip_invalid, progress, max_seconds)
+    return transcribe(folder, output_path, settings)
 
 
 def journal_path_of(output_path: str) -> str:
@@ -270,7 +283,7 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
 
     items = sorted((s.fid, s.question.qid, os.path.basename(s.audio)) for s in join.questions)
     recognizer_files = named_files(params)
-    key = job_key(params, join.split, items, recognizer_files)
+    key = job_key(params, join.split, items, recognizer_files, settings.max_seconds)
     journal_path = journal_path_of(output_path)
     audio = {s.fid: audio_sha256(s.audio) for s in join.questions}
     earlier = _previous_output(output_path, key)
@@ -281,7 +294,7 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
     for row in earlier:
         if row["fid"] not in audio:
             continue
-        if row.get("sha256") is not None and row["sha256"] == audio[row["fid"]]:
+        if row.get("sha256") is not None and row["sha256"] == audio[row["fid"]] and not _longer_than(row, settings):
             done[row["fid"]] = (row["transcript"], row["seconds"])
             changed.discard(row["fid"])
         elif row["fid"] not in done:
@@ -293,7 +306,7 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
     todo = sorted((s.fid, s.audio) for s in join.questions if s.fid not in done)
     module = recognizer_module(params)
     batch_size, progress = settings.batch_size, settings.progress
-    batches = [(params, module, todo[k : k + batch_size]) for k in range(0, len(todo), batch_size)]
+    batches = [(params, module, todo[k : k + batch_size], settings.max_seconds) for k in range(0, len(todo), batch_size)]
     started = time.perf_counter()
     audio_now = 0.0
     transcribed_now = 0
@@ -346,6 +359,7 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
         )
     report = wer_report(records)
     meta = {"recognizer": params, "split": join.split, "source": os.path.abspath(folder.folder), "key": key,
+            "max_seconds": settings.max_seconds,
             "invalid_audio": invalid, "audio_sha256": {r["fid"]: audio[r["fid"]] for r in records}}
     if recognizer_files:
         meta["recognizer_files"] = recognizer_files
@@ -371,6 +385,13 @@ def transcribe(folder: SquadSrcFolder, output_path: str, settings: Transcription
         "real_time_factor": round(asr_seconds / audio_now, 4) if audio_now else None,
         "wer": report["overall"]["wer"],
     }
+
+
+def _longer_than(row: dict, settings: TranscriptionSettings) -> bool:
+    """Whether a journal row heard more than `settings.max_seconds` (made before the limit applied to
+    `transcribe`): such a recording is transcribed again."""
+    limit = settings.max_seconds
+    return limit is not None and row.get("seconds") is not None and row["seconds"] > limit + 1e-6
 
 
 def _previous_output(output_path: str, key: str) -> Optional[List[dict]]:

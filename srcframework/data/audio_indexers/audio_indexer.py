@@ -4,7 +4,7 @@ from typing import Optional, Union
 import numpy
 from allennlp.common import Registrable
 
-from srcframework.common.audio import check_not_silent, read_wav, resample, to_mono_float32
+from srcframework.common.audio import MAX_QUESTION_SECONDS, check_not_silent, cut_to_limit, read_wav, resample, to_mono_float32
 from srcframework.common.errors import InputError
 
 OVERFLOW_CHOICES = ("truncate", "skip", "error")
@@ -44,9 +44,11 @@ class WaveformIndexer(AudioIndexer):
 
     target_sample_rate : `int`, optional (default = `16000`)
     max_seconds : `float`, optional (default = `15.0`)
-        The longest recording kept whole; `None` for no cap.
+        The longest recording kept whole; `None` for no cap. The default is
+        `common.audio.MAX_QUESTION_SECONDS`, the limit `transcribe` applies too.
     overflow : `str`, optional (default = `"truncate"`)
-        What happens to a longer recording: `"truncate"` keeps its first `max_seconds`;
+        What happens to a longer recording: `"truncate"` keeps its first `max_seconds` (and logs
+        the cut, with the file and both lengths);
         `"skip"` makes `prepare` return None (the `squad_src` reader then counts and logs the
         skip); `"error"` raises `AudioTooLong` naming the file and its duration.
     normalize : `bool`, optional (default = `True`)
@@ -55,7 +57,7 @@ class WaveformIndexer(AudioIndexer):
     def __init__(
         self,
         target_sample_rate: int = 16000,
-        max_seconds: Optional[float] = 15.0,
+        max_seconds: Optional[float] = MAX_QUESTION_SECONDS,
         overflow: str = "truncate",
         normalize: bool = True,
     ) -> None:
@@ -112,7 +114,7 @@ class WaveformIndexer(AudioIndexer):
             if self.overflow == "error":
                 seconds = waveform.shape[0] / self.target_sample_rate
                 raise AudioTooLong(f"{source}: {seconds:.2f} s of audio, longer than max_seconds={self.max_seconds}")
-            waveform = waveform[:limit]
+            waveform = cut_to_limit(waveform, self.target_sample_rate, self.max_seconds, source)
         if self.normalize:
             waveform = (waveform - waveform.mean()) / numpy.sqrt(waveform.var() + 1e-7)
         return numpy.ascontiguousarray(waveform, dtype=numpy.float32)

@@ -41,7 +41,7 @@ def test_the_reader_refuses_a_silent_recording_as_transcribe_does(folder):
     assert str(refused.value) == f"{silent}: audio file is silent (all 16000 samples are zero)"
     assert str(refused.value).count(str(silent)) == 1
     # transcribe's own check of the same recording: the same words
-    rows = _transcribe_batch(({"type": "unused"}, "", [(FIDS[1], str(silent))]))
+    rows = _transcribe_batch(({"type": "unused"}, "", [(FIDS[1], str(silent))], 15.0))
     assert rows == [{"fid": FIDS[1], "path": str(silent), "error": "audio file is silent (all 16000 samples are zero)"}]
 
 
@@ -55,5 +55,5 @@ def test_with_skip_invalid_the_reader_counts_it(folder):
 def test_an_unreadable_recording_is_named_once_by_transcribe(folder):
     broken = folder / "wavs" / wav_name(FIDS[2], SPEAKER)
     broken.write_bytes(b"not a wav file")
-    (row,) = _transcribe_batch(({"type": "unused"}, "", [(FIDS[2], str(broken))]))
+    (row,) = _transcribe_batch(({"type": "unused"}, "", [(FIDS[2], str(broken))], 15.0))
     assert str(broken) not in row["error"] and row["error"].startswith("cannot read audio file: ")
