@@ -11,8 +11,9 @@ calls `activate()`) wraps three AllenNLP functions, once:
   `--predictions-output-file` (each path of a comma-separated list, unless `--auto-names` names
   them) are checked with `check_output_path` before the archive is loaded, so a missing folder is
   a one-line `ConfigurationError`, not a traceback after the whole evaluation.
-- `allennlp.commands.predict._get_predictor`: `--output-file`, and the `official_predictions_file`
-  of `--predictor-args`, are checked before the archive is loaded.
+- `allennlp.commands.predict._get_predictor`: the input file (a local path: one line naming it
+  when it is not there, instead of a traceback after the archive is loaded), `--output-file`, and
+  the `official_predictions_file` of `--predictor-args`, are checked before the archive is loaded.
 - `allennlp.commands.predict._PredictManager.run`: when the run returns, the predictor's
   `write_official_predictions()` is called (where it has one); when it raises, its
   `discard_official_predictions()`, so that no partial file is ever written, whether the failure
@@ -21,8 +22,10 @@ calls `activate()`) wraps three AllenNLP functions, once:
 import functools
 import inspect
 import json
+import os
 from typing import List, Optional
 
+from srcframework.common.errors import InputFileNotFound
 from srcframework.common.paths import check_output_path
 
 _INSTALLED = False
@@ -47,7 +50,11 @@ def check_evaluate_outputs(arguments: inspect.BoundArguments) -> None:
 
 
 def check_predict_outputs(args) -> None:
-    """Checks `predict`'s `--output-file` and the predictor's `official_predictions_file`."""
+    """Checks `predict`'s input file (a local path other than `-`, stdin, must exist), its
+    `--output-file` and the predictor's `official_predictions_file`."""
+    source = getattr(args, "input_file", None)
+    if isinstance(source, str) and source != "-" and "://" not in source and not os.path.exists(source):
+        raise InputFileNotFound(f"predict: the input file {source} is not there")
     if getattr(args, "output_file", None):
         check_output_path(args.output_file, "predict --output-file")
     predictor_args = (getattr(args, "predictor_args", "") or "").strip()

@@ -9,22 +9,32 @@ from allennlp.data import DatasetReader, Instance
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
+from srcframework.common.errors import InputError, InputFileNotFound, json_error_text
 from srcframework.common.files import write_json_atomic
 from srcframework.common.paths import check_output_path
 from srcframework.metrics.records import prediction_line
 
 logger = logging.getLogger(__name__)
 
+# allennlp-models' name for the context (its `reading_comprehension` predictors read `passage`)
+CONTEXT_ALIAS = "passage"
+
 
 @Predictor.register("span_qa")
 class SpanQAPredictor(Predictor):
     """
-    Answers `{"context": ..., "question": ..., "id": ...}` JSON lines, or for a model that hears
+    Answers `{"context": ..., "question": ..., "id": ...}` JSON lines (`passage`, allennlp-models'
+    name, is taken for `context`), or for a model that hears
     its questions (its reader is `squad_src`) `{"context": ..., "audio": "q.wav", "id": ...}` (an
     audio file; `question`, the words said, is optional there and only recorded), or, with
     `--use-dataset-reader`, the instances of a SQuAD file. Each output line holds `id`,
     `best_span_str`, `best_span`, the gold `answers` and the question's `groups` (speaker, country,
     gender where the data has them); `allennlp accent-report` reads these lines.
+
+    A bad input (a line that is not a JSON object, a missing or empty key, an audio file that is
+    not there, a question id answered twice) is an `InputError`: one line from `allennlp predict`
+    (`commands.cli_errors`), naming the input line (counted without blank lines, which `allennlp
+    predict` skips).
 
     # Parameters
 
@@ -64,25 +74,53 @@ class SpanQAPredictor(Predictor):
             self._official = {}
             atexit.register(self._warn_unwritten)
 
-    def _json_to_instance(self, json_dict: JsonDict) -> Instance:
+    def load_line(self, line: str) -> JsonDict:
+        """One input line of `allennlp predict`, parsed and checked (`checked_input`): a bad line is
+        an `InputError` naming its number."""
+        self._lines_read = getattr(self, "_lines_read", 0) + 1
+        where = f"input line {self._lines_read}"
+        try:
+            json_dict = json.loads(line.strip())
+        except json.JSONDecodeError as err:
+            raise InputError(f"{where} is not JSON: {json_error_text(err, with_line=False)}") from None
+        return self.checked_input(json_dict, where)
+
+    def spoken(self) -> bool:
+        """True for a model that hears its questions (its reader is `squad_src`)."""
         from srcframework.data.dataset_readers.squad_src import SquadSrcReader
 
-        spoken = isinstance(self._dataset_reader, SquadSrcReader)
+        return isinstance(self._dataset_reader, SquadSrcReader)
+
+    def checked_input(self, json_dict: JsonDict, where: str = "the input") -> JsonDict:
+        """`json_dict` with `passage` renamed `context`, once it holds what this model needs; else
+        an `InputError` saying what is wrong in `where`."""
+        if not isinstance(json_dict, dict):
+            raise InputError(f"{where} is a JSON {type(json_dict).__name__}, not an object with 'context' and "
+                             f"'{'audio' if self.spoken() else 'question'}'")
+        if CONTEXT_ALIAS in json_dict:
+            if "context" in json_dict:
+                raise InputError(f"{where} gives both 'context' and {CONTEXT_ALIAS!r} (the same thing): give one")
+            json_dict = {("context" if key == CONTEXT_ALIAS else key): value for key, value in json_dict.items()}
+        spoken = self.spoken()
         if "audio" in json_dict and not spoken:
-            raise ValueError("this model reads typed questions: give the question as 'question', not 'audio'")
-        wanted = ("context", "audio") if spoken else ("context", "question")
-        for key in wanted:
+            raise InputError(f"{where}: this model reads typed questions: give the question as 'question', not 'audio'")
+        for key in ("context", "audio") if spoken else ("context", "question"):
             if not isinstance(json_dict.get(key), str) or not json_dict[key].strip():
-                what = "this model hears its questions: give an audio file as" if key == "audio" else "each input line needs"
-                raise ValueError(f"{what} a non-empty string {key!r}; got keys {sorted(json_dict)}")
-        if spoken:
-            if not os.path.isfile(json_dict["audio"]):
-                raise ValueError(f"audio file {json_dict['audio']!r} not found")
+                what = "this model hears its questions: give an audio file as" if key == "audio" else "needs"
+                also = f" (or {CONTEXT_ALIAS!r})" if key == "context" else ""
+                raise InputError(f"{where}: {what} a non-empty string {key!r}{also}; got keys {sorted(json_dict)}")
+        if spoken and not os.path.isfile(json_dict["audio"]):
+            raise InputFileNotFound(f"{where}: audio file {json_dict['audio']!r} not found")
+        return json_dict
+
+    def _json_to_instance(self, json_dict: JsonDict) -> Instance:
+        json_dict = self.checked_input(json_dict)
+        if self.spoken():
             instance = self._dataset_reader.text_to_instance(
                 json_dict["audio"], json_dict["context"], question_id=json_dict.get("id"), question=json_dict.get("question")
             )
             if instance is None:
-                raise ValueError(f"the reader skips {json_dict['audio']!r}: longer than its audio indexer takes, with "
+                raise InputError(f"the reader skips {json_dict['audio']!r}: longer than its audio indexer takes, with "
                                  "overflow 'skip'")
             return instance
         return self._dataset_reader.text_to_instance(
@@ -127,7 +165,7 @@ class SpanQAPredictor(Predictor):
 
     def _add_official(self, qid: str, answer: str) -> None:
         if qid in self._official:
-            raise ValueError(
+            raise InputError(
                 f"question id {qid!r} is answered twice; the official predictions file "
                 f"{self._official_path} holds one answer per id"
             )

@@ -53,6 +53,12 @@ def test_predict_output_into_a_missing_folder_is_one_line_before_the_archive_is_
     assert "loading archive file" not in done.stderr
 
 
+def test_predict_on_a_missing_input_file_is_one_line_before_the_archive_is_loaded(tiny_archive, tmp_path):
+    done = run_allennlp("predict", str(tiny_archive), str(tmp_path / "absent.jsonl"), "--predictor", "span_qa")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [f"error: predict: the input file {tmp_path / 'absent.jsonl'} is not there"]
+
+
 @pytest.mark.slow
 def test_a_failed_predict_called_as_a_library_writes_no_official_file_then_or_at_exit(tiny_archive, tmp_path):
     """`allennlp predict` run inside a Python process that catches its error and goes on: the
@@ -89,7 +95,7 @@ def test_a_failed_predict_called_as_a_library_writes_no_official_file_then_or_at
     """)
     done = run("-c", script)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "caught: each input line needs a non-empty string 'question'" in done.stdout
+    assert "caught: input line 2: needs a non-empty string 'question'" in done.stdout
     assert "after the failure: False" in done.stdout
     assert "after the good run: {'q0': " in done.stdout
     assert not official.exists()  # the last, failed run wrote nothing, not even at exit

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 
 import pytest
 from allennlp.predictors import Predictor
@@ -27,6 +28,40 @@ def test_bad_input_line_is_a_clear_error(tiny_archive):
     for line in ({"context": "Some text.", "question": "What?", "audio": "q.wav"}, {"context": "Some text.", "audio": "q.wav"}):
         with pytest.raises(ValueError, match="this model reads typed questions: give the question as 'question', not 'audio'"):
             predictor.predict_json(line)
+
+
+def test_passage_is_taken_for_context_as_allennlp_models_names_it(tiny_archive):
+    predictor = Predictor.from_path(tiny_archive, "span_qa")
+    context = "The harbour of Velmont was dredged in 1882 by the engineer Ossia Brandt."
+    named = predictor.predict_json({"passage": context, "question": "When was it dredged?", "id": "p"})
+    assert named == predictor.predict_json({"context": context, "question": "When was it dredged?", "id": "p"})
+    with pytest.raises(ValueError, match="gives both 'context' and 'passage' \\(the same thing\\): give one"):
+        predictor.predict_json({"passage": context, "context": context, "question": "When?"})
+    with pytest.raises(ValueError, match="needs a non-empty string 'context' \\(or 'passage'\\); got keys \\['question', 'text'\\]"):
+        predictor.predict_json({"text": context, "question": "When?"})
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"question": "When?"', "error: input line 2 is not JSON: expecting ',' delimiter at column 21"),
+    ('["When?", "Some text."]', "error: input line 2 is a JSON list, not an object with 'context' and 'question'"),
+    ('{"question": "When?", "text": "Some text."}',
+     "error: input line 2: needs a non-empty string 'context' (or 'passage'); got keys ['question', 'text']"),
+    ('{"passage": "Some text.", "audio": "q.wav"}',
+     "error: input line 2: this model reads typed questions: give the question as 'question', not 'audio'"),
+    ('{"id": "a", "passage": "Some text.", "question": "Again?"}',
+     "error: question id 'a' is answered twice; the official predictions file {official} holds one answer per id"),
+])
+def test_every_bad_input_line_is_one_line_from_allennlp_predict(tiny_archive, tmp_path, line, message):
+    inputs = tmp_path / "input.jsonl"
+    inputs.write_text(json.dumps({"id": "a", "passage": CONTEXT, "question": "When?"}) + "\n\n" + line + "\n")
+    official = tmp_path / "official.json"
+    done = run_allennlp("predict", str(tiny_archive), str(inputs), "--predictor", "span_qa", "--batch-size", "1",
+                        "--output-file", str(tmp_path / "p.jsonl"),
+                        "--predictor-args", json.dumps({"official_predictions_file": str(official)}))
+    assert done.returncode == 1
+    log = re.compile(r"^\d{4}-\d\d-\d\d [\d:,]+ - (INFO|WARNING) - ")  # AllenNLP's log of loading the archive
+    assert [text for text in done.stderr.splitlines() if not log.match(text)] == [message.format(official=official)]
+    assert len((tmp_path / "p.jsonl").read_text().splitlines()) == 1  # the first line was answered
 
 
 def test_a_model_that_hears_its_questions_takes_an_audio_file(tiny_archive, tmp_path):
