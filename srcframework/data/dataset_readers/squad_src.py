@@ -24,6 +24,7 @@ from srcframework.data.squad_src_layout import (
     DEFAULT_FILE_PATTERN,
     MISSING_AUDIO,
     Speaker,
+    SquadSrcFileNotFound,
     SquadSrcFolder,
     check_file_pattern,
     load_speakers,
@@ -85,6 +86,12 @@ class SquadSrcReader(DatasetReader):
         skipped and counted (use it for training data only).
     squad_file : `str`, optional
         The SQuAD-format file holding the questions; `{split}` in it is replaced by the split.
+        Where that file is not there but the folder read has its own SQuAD file
+        (`squad_<split>.json` or `squad.json`, as `allennlp synthesize-speech` writes), the
+        folder's is read, with a warning naming both: so the reader of an archive, which names
+        the file it was trained with (`runs/data/...`), reads a folder of one's own recordings at
+        test time (`allennlp predict ARCHIVE FOLDER/fid2qid_dev.csv --use-dataset-reader`) with
+        no override. A named file that is there is always the one read.
     split : `str`, optional
         The split to read when `file_path` is a folder with several fid2qid files.
     file_pattern : `str`, optional (default = `squad_src_layout.DEFAULT_FILE_PATTERN`)
@@ -167,8 +174,22 @@ class SquadSrcReader(DatasetReader):
 
     def folder(self, file_path: Union[str, os.PathLike]) -> SquadSrcFolder:
         """The SQuAD-SRC folder that `file_path` (the folder or its fid2qid file) names, with this
-        reader's settings."""
-        return SquadSrcFolder(file_path, self.split, self.squad_file, self.file_pattern, self.speaker_table, self.speakers)
+        reader's settings; where `squad_file` is not there and the folder has its own SQuAD file,
+        with that one (see `squad_file`)."""
+        found = SquadSrcFolder(file_path, self.split, self.squad_file, self.file_pattern, self.speaker_table, self.speakers)
+        if self.squad_file is None or not os.path.exists(found.path):
+            return found
+        try:
+            found.squad_path()
+        except SquadSrcFileNotFound:
+            own = SquadSrcFolder(file_path, self.split, None, self.file_pattern, self.speaker_table, self.speakers)
+            present = [candidate for candidate in own.squad_candidates() if os.path.isfile(candidate)]
+            if not present:
+                raise
+            logger.warning("squad_src: squad_file %s is not there; reading the folder's own SQuAD file %s",
+                           self.squad_file, present[0])
+            return own
+        return found
 
     def _read(self, file_path: str) -> Iterable[Instance]:
         skipped: Counter = Counter()

@@ -239,8 +239,23 @@ def test_malformed_fid2qid_and_missing_files(folder):
     shutil.rmtree(folder / "wavs")
     with pytest.raises(DatasetError, match="wavs: audio folder not found"):
         read(folder)
+    (folder / "squad_dev.json").unlink()  # without a SQuAD file of the folder's own to fall back on
     with pytest.raises(DatasetError, match="nothing.json: file not found"):
         read(folder, squad_file=str(folder / "nothing.json"))
+
+
+def test_a_named_squad_file_that_is_not_there_gives_way_to_the_folders_own(folder, tmp_path, caplog):
+    """An archive's reader names the SQuAD file it was trained with; at test time it reads the
+    folder it is given, whose own SQuAD file holds the questions."""
+    training_file = str(tmp_path / "runs" / "data" / "squad_train_split.json")
+    with caplog.at_level(logging.WARNING):
+        reader, instances = read(folder, squad_file=training_file)
+    assert [i["metadata"]["id"] for i in instances] == QIDS
+    assert f"squad_file {training_file} is not there; reading the folder's own SQuAD file {folder / 'squad_dev.json'}" in caplog.text
+    # a named file that is there is the one read, even where the folder has its own
+    (tmp_path / "named.json").write_text(json.dumps({"version": "1.1", "data": []}))
+    with pytest.raises(DatasetError, match="maps to question id 'q1', which .*named.json does not hold"):
+        read(folder, squad_file=str(tmp_path / "named.json"))
 
 
 def test_every_question_listed_when_required(folder):
