@@ -8,6 +8,8 @@
 // when they run. Variables: SHARED_DATA (../shared/data).
 function(runs='runs')
   local split = runs + '/data/squad_dev_minus_xquad.json';
+  local levers = { start: runs + '/speecht5_ctc', control: runs + '/e2e_voices/pilot_control',
+                   voices: runs + '/e2e_voices/pilot_voices', augmentation: runs + '/e2e_voices/pilot_augmentation' };
   local train9 = runs + '/spoken_ctc/train9';
   local development = runs + '/spoken_voices/development';
   {
@@ -48,7 +50,46 @@ function(runs='runs')
                  + ['--squad-file', split, '--train', train9 + '/fid2qid_train22.csv', '--held-out', train9 + '/fid2qid_heldout22.csv'],
         outputs: [train9 + '/fid2qid_train22.csv', train9 + '/fid2qid_heldout22.csv'],
       },
+      // the pilot's outcome: every lever's recogniser (and the released one it continued from)
+      // transcribes the development set greedily; the study scores the transcripts
+      pilot_study: {
+        needs: ['transcribe_' + lever for lever in std.objectFields(levers)],
+        job: { type: 'compare', study: 'recipes/e2e_voices/pilot/study.jsonnet', output: runs + '/e2e_voices/pilot_study', workers: 1 },
+        inputs: ['recipes/e2e_voices/pilot/study.jsonnet'],
+        outputs: [runs + '/e2e_voices/pilot_study/results.json'],
+      },
+      pilot_report: {
+        needs: ['pilot_study'],
+        job: { type: 'report', results: runs + '/e2e_voices/pilot_study/results.json', recipe: 'recipes/e2e_voices/pilot', cards: false,
+               pages: ['docs/results/e2e_voices.md'] },
+        outputs: ['recipes/e2e_voices/pilot/results.json'],
+      },
+    } + {
+      ['transcribe_' + lever]: {
+        needs: ['speech_development'] + (if lever == 'start' then ['e2e_cpu_inputs'] else ['pilot_' + lever]),
+        job: {
+          type: 'transcribe',
+          folder: development,
+          split: 'heldout',
+          output: development + '/transcripts_' + lever + '.json',
+          recognizer: { type: 'speecht5_ctc', model_name: levers[lever] + '/speecht5_ctc' },
+          workers: 1,
+        },
+        outputs: [development + '/transcripts_' + lever + '.json'],
+      }
+      for lever in std.objectFields(levers)
+    } + {
+      // the same recognisers on the training voices' reading of the held-out articles (the first
+      // study's validation set, 3,216 recordings): what a lever costs on voices it trained on
+      ['seen_' + lever]: {
+        needs: if lever == 'start' then ['e2e_cpu_inputs'] else ['pilot_' + lever],
+        command: ['allennlp', 'evaluate', levers[lever] + '/model.tar.gz', train9 + '/fid2qid_heldout.csv',
+                  '--output-file', runs + '/e2e_voices/seen_voices_' + lever + '.json'],
+        outputs: [runs + '/e2e_voices/seen_voices_' + lever + '.json'],
+      }
+      for lever in std.objectFields(levers)
     },
+    env: { RUNS: runs },
     groups: {
       pilot: ['pilot_control', 'pilot_voices', 'pilot_augmentation'],
     },
