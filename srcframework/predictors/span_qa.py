@@ -27,7 +27,9 @@ class SpanQAPredictor(Predictor):
     name, is taken for `context`), or for a model that hears
     its questions (its reader is `squad_src`) `{"context": ..., "audio": "q.wav", "id": ...}` (an
     audio file; `question`, the words said, is optional there and only recorded), or, with
-    `--use-dataset-reader`, the instances of a SQuAD file. Each output line holds `id`,
+    `--use-dataset-reader`, the instances of a SQuAD file (or of a spoken folder's fid2qid file: a
+    `squad_src` reader then reads the folder's own SQuAD file, `folder_squad_file_first`, not the
+    training file its archive names). Each output line holds `id`,
     `best_span_str`, `best_span`, the gold `answers` and the question's `groups` (speaker, country,
     gender where the data has them); `allennlp accent-report` reads these lines.
 
@@ -64,6 +66,8 @@ class SpanQAPredictor(Predictor):
         frozen: bool = True,
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
+        if hasattr(dataset_reader, "folder_squad_file_first"):  # squad_src: read the folder given, not the training file
+            dataset_reader.folder_squad_file_first = True
         self._official_path = official_predictions_file or None
         self._official: Optional[Dict[str, str]] = None
         if self._official_path is not None:

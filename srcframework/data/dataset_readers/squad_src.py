@@ -91,7 +91,12 @@ class SquadSrcReader(DatasetReader):
         folder's is read, with a warning naming both: so the reader of an archive, which names
         the file it was trained with (`runs/data/...`), reads a folder of one's own recordings at
         test time (`allennlp predict ARCHIVE FOLDER/fid2qid_dev.csv --use-dataset-reader`) with
-        no override. A named file that is there is always the one read.
+        no override. Otherwise a named file that is there is the one read, unless
+        `folder_squad_file_first`.
+    folder_squad_file_first : `bool`, optional (default = `False`)
+        Read the folder's own SQuAD file, where it has one, before `squad_file` (said in a log
+        line). The `span_qa` predictor sets it on its reader: a test-time reader reads the folder
+        it is given, even where the training file the archive names is there too.
     split : `str`, optional
         The split to read when `file_path` is a folder with several fid2qid files.
     file_pattern : `str`, optional (default = `squad_src_layout.DEFAULT_FILE_PATTERN`)
@@ -140,6 +145,7 @@ class SquadSrcReader(DatasetReader):
         audio_perturbation: Optional[AudioPerturbation] = None,
         noise_seed: int = 0,
         loading_threads: int = 1,
+        folder_squad_file_first: bool = False,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
@@ -165,6 +171,7 @@ class SquadSrcReader(DatasetReader):
         if isinstance(loading_threads, bool) or not isinstance(loading_threads, int) or loading_threads < 1:
             raise ValueError(f"squad_src: loading_threads must be a whole number of at least 1, got {loading_threads!r}")
         self.loading_threads = loading_threads
+        self.folder_squad_file_first = folder_squad_file_first
         # set by the `reader_epoch` trainer callback; None: reads are counted as epochs
         self.epoch: Optional[int] = None
         self._reads = 0
@@ -179,6 +186,20 @@ class SquadSrcReader(DatasetReader):
         found = SquadSrcFolder(file_path, self.split, self.squad_file, self.file_pattern, self.speaker_table, self.speakers)
         if self.squad_file is None or not os.path.exists(found.path):
             return found
+        own = SquadSrcFolder(file_path, self.split, None, self.file_pattern, self.speaker_table, self.speakers)
+        present = [candidate for candidate in own.squad_candidates() if os.path.isfile(candidate)]
+        if present and self.folder_squad_file_first:
+            logger.info("squad_src: reading the folder's own SQuAD file %s (not squad_file %s)", present[0], self.squad_file)
+            return own
+        try:
+            found.squad_path()
+        except SquadSrcFileNotFound:
+            if not present:
+                raise
+            logger.warning("squad_src: squad_file %s is not there; reading the folder's own SQuAD file %s",
+                           self.squad_file, present[0])
+            return own
+        return found
         try:
             found.squad_path()
         except SquadSrcFileNotFound:

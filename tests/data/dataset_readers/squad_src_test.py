@@ -244,7 +244,7 @@ def test_malformed_fid2qid_and_missing_files(folder):
         read(folder, squad_file=str(folder / "nothing.json"))
 
 
-def test_a_named_squad_file_that_is_not_there_gives_way_to_the_folders_own(folder, tmp_path, caplog):
+def test_a_named_squad_file_that_is_not_there_gives_way_to_the_folders_own(folder, tmp_path, caplog, tiny_archive):
     """An archive's reader names the SQuAD file it was trained with; at test time it reads the
     folder it is given, whose own SQuAD file holds the questions."""
     training_file = str(tmp_path / "runs" / "data" / "squad_train_split.json")
@@ -256,6 +256,15 @@ def test_a_named_squad_file_that_is_not_there_gives_way_to_the_folders_own(folde
     (tmp_path / "named.json").write_text(json.dumps({"version": "1.1", "data": []}))
     with pytest.raises(DatasetError, match="maps to question id 'q1', which .*named.json does not hold"):
         read(folder, squad_file=str(tmp_path / "named.json"))
+    # unless the folder's own comes first, as the span_qa predictor asks of its reader
+    assert len(read(folder, squad_file=str(tmp_path / "named.json"), folder_squad_file_first=True)[1]) == 6
+    reader = DatasetReader.from_params(Params({"type": "squad_src", "squad_file": str(tmp_path / "named.json")}))
+    from allennlp.predictors import Predictor
+
+    from srcframework.predictors.span_qa import SpanQAPredictor
+
+    SpanQAPredictor(Predictor.from_path(tiny_archive, "span_qa")._model, reader)
+    assert reader.folder_squad_file_first and len(list(reader.read(str(folder / "fid2qid_dev.csv")))) == 6
 
 
 def test_every_question_listed_when_required(folder):
