@@ -7,6 +7,7 @@ import torchaudio
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import Vocabulary
 from allennlp.models import Model
+from allennlp.nn import InitializerApplicator
 
 from srcframework.metrics.text_noise import word_and_character_errors
 from srcframework.speech.speecht5_ctc_network import SpeechT5CtcNetwork, normalize_transcript, pad_rows
@@ -52,6 +53,9 @@ class SpeechT5CtcModel(Model):
         Range of the gain in decibels; `null` for none.
     seed : `int`, optional (default = `None`)
         Seeds the perturbation draws (a `random.Random` of the model's own).
+    initializer : `InitializerApplicator`, optional
+        Applied once the model is built: e.g. `{"regexes": [[".*", {"type": "pretrained",
+        "weights_file_path": "runs/speecht5_ctc/best.th"}]]}` continues a trained recogniser.
     """
 
     def __init__(
@@ -61,6 +65,7 @@ class SpeechT5CtcModel(Model):
         speed_perturbation: Optional[Tuple[float, float]] = (0.9, 1.1),
         volume_perturbation_db: Optional[Tuple[float, float]] = (-6.0, 6.0),
         seed: Optional[int] = None,
+        initializer: Optional[InitializerApplicator] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
@@ -75,6 +80,8 @@ class SpeechT5CtcModel(Model):
         self._random = random.Random(seed)
         self._loss_sum, self._batches = 0.0, 0
         self._errors = [0, 0, 0, 0]  # word errors, reference words, character errors, reference characters
+        if initializer is not None:
+            initializer(self)
 
     def perturb(self, row: torch.Tensor) -> torch.Tensor:
         """One utterance's samples, sped up or slowed down and scaled, as the class docstring says."""

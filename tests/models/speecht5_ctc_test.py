@@ -167,3 +167,18 @@ def test_from_params_builds_the_configured_encoder():
     assert isinstance(model, SpeechT5CtcModel)
     assert len(model.network.encoder.wrapped_encoder.layers) == 1 and model.speed_perturbation is None
     assert model.network.head.out_features == len(CHARACTERS) == 39
+
+
+def test_an_initializer_continues_saved_weights(tmp_path):
+    trained = tiny_model(seed=1)
+    for parameter in trained.parameters():
+        torch.nn.init.normal_(parameter.data)
+    path = tmp_path / "best.th"
+    torch.save(trained.state_dict(), path)
+    params = Params({"type": "speecht5_ctc", "encoder": dict(TINY_ENCODER), "seed": 2,
+                     "initializer": {"regexes": [[".*", {"type": "pretrained", "weights_file_path": str(path)}]]}})
+    continued = Model.from_params(vocab=Vocabulary(), params=params)
+    for name, tensor in continued.state_dict().items():
+        assert torch.equal(tensor, trained.state_dict()[name]), name
+    fresh = Model.from_params(vocab=Vocabulary(), params=Params({"type": "speecht5_ctc", "encoder": dict(TINY_ENCODER), "seed": 2}))
+    assert any(not torch.equal(t, trained.state_dict()[n]) for n, t in fresh.state_dict().items())
