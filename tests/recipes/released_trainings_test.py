@@ -152,5 +152,8 @@ def test_a_first_stage_only_a_released_second_stage_needs_is_left_out(tmp_path, 
     # once put back, the second stage still needs no first stage
     from srcframework.recipes.runner import run_recipe
 
+    monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "installed"))
     run_recipe(recipe, ["two"], runs)
     assert names([]) == ["prepare", "two", "after"]
+    # the fixture archive released as bidaf-quickstart is installed into this test's models folder, never the user's
+    assert (tmp_path / "installed" / "bidaf-quickstart.tar.gz").read_bytes() == tiny_archive.read_bytes()
