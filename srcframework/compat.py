@@ -22,7 +22,9 @@ it nothing changes. Current adaptations:
 - ``allennlp.models.archival.archive_model`` (which ``train`` calls at its end) writes
   ``model.tar.gz`` straight under its name, so a full disk leaves a truncated archive there. It
   now writes under a temporary name in the same folder and renames it once whole; a full disk is
-  a `DiskFull` line naming the folder, and an archive already there is kept.
+  a `DiskFull` line naming the folder, and an archive already there is kept. ``dump_metrics``
+  (``metrics_epoch_N.json``, ``metrics.json``, whose presence marks a finished training, and
+  ``evaluate --output-file``) writes the same way.
 - ``allennlp.common.params.with_overrides`` (every ``-o``/``--overrides``, a model card's
   overrides, ``load_archive(overrides=...)``) replaces a whole block when an override's key is not
   dotted: ``{"trainer": {"num_epochs": 1}}`` leaves a trainer of ``num_epochs`` alone, without a
@@ -45,7 +47,7 @@ import torch
 from allennlp.common.checks import ConfigurationError
 
 from srcframework.common.archive_check import check_archive
-from srcframework.common.files import DiskFull, disk_full_message, is_disk_full
+from srcframework.common.files import DiskFull, disk_full_message, is_disk_full, write_text_atomic
 from srcframework.common.training_runs import stopped_archive_note
 
 logger = logging.getLogger(__name__)
@@ -222,6 +224,29 @@ def _patch_archive_model() -> None:
     APPLIED.append("archival.archive_model: writes model.tar.gz under a temporary name, renamed when whole")
 
 
+def _patch_dump_metrics() -> None:
+    from allennlp.common import util
+    from allennlp.evaluation import evaluator
+    from allennlp.training import util as training_util
+
+    original = util.dump_metrics
+    if getattr(original, "_srcframework_atomic", False):
+        return
+
+    def dump_metrics(file_path, metrics, log=False):
+        metrics_json = json.dumps(metrics, indent=2)
+        if file_path:
+            write_text_atomic(file_path, metrics_json)
+        if log:
+            util.logger.info("Metrics: %s", metrics_json)
+
+    dump_metrics._srcframework_atomic = True
+    dump_metrics.__wrapped__ = original
+    for module in (util, evaluator, training_util):
+        module.dump_metrics = dump_metrics
+    APPLIED.append("util.dump_metrics: writes metrics files under a temporary name, renamed when whole")
+
+
 _MISSING = object()
 
 
@@ -305,6 +330,7 @@ def apply() -> list:
         _patch_reduce_on_plateau()
         _patch_extracted_archive()
         _patch_archive_model()
+        _patch_dump_metrics()
         _patch_with_overrides()
         for item in APPLIED:
             logger.debug("srcframework.compat applied %s", item)

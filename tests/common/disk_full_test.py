@@ -73,3 +73,19 @@ def test_a_raw_enospc_ending_a_command_is_one_line(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == ("error: no space left on the device (No space left on device) while "
                                                "writing: what was written before is kept; free some space and run the "
                                                "command again")
+
+
+def test_allennlp_metrics_files_are_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    """`metrics.json` marks a finished training: a full disk must not leave a truncated one."""
+    from allennlp.common import util
+    from allennlp.training import util as training_util
+
+    assert training_util.dump_metrics is util.dump_metrics  # AllenNLP's own callers see srcframework's writer
+    util.dump_metrics(str(tmp_path / "metrics.json"), {"best_epoch": 1})
+    real = os.fdopen
+    monkeypatch.setattr(os, "fdopen", lambda *a, **k: NoSpace(real(*a, **k)))
+    with pytest.raises(DiskFull, match=f"^no space left on the device of {tmp_path}: metrics.json was not written"):
+        util.dump_metrics(str(tmp_path / "metrics.json"), {"best_epoch": 2})
+    monkeypatch.undo()
+    assert (tmp_path / "metrics.json").read_text() == '{\n  "best_epoch": 1\n}'
+    assert os.listdir(tmp_path) == ["metrics.json"]
