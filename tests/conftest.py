@@ -52,6 +52,9 @@ def pytest_configure(config):
         torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 
+HERMETIC_FAILURE = pytest.StashKey[str]()
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Fails the session when the user's files or the repository changed while it ran (checked
     where the session started: the controller under pytest-xdist)."""
@@ -61,9 +64,6 @@ def pytest_sessionfinish(session, exitstatus):
     if message:
         session.config.stash[HERMETIC_FAILURE] = message
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-
-HERMETIC_FAILURE = pytest.StashKey[str]()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -80,8 +80,9 @@ def pytest_unconfigure(config):
 @pytest.fixture(scope="session", autouse=True)
 def hermetic_home():
     """The session's temporary home: `HOME`, `XDG_CACHE_HOME`, `XDG_CONFIG_HOME`,
-    `ALLENNLP_CACHE_ROOT` (and so AllenNLP's plugins file) point into it for the whole session,
-    set again here should anything have moved them, and put back as they were at its end."""
+    `ALLENNLP_CACHE_ROOT` (and so AllenNLP's plugins file) point into it for the whole session
+    (`hermetic.isolate` set them when this file was imported; they are set again here should
+    anything have moved them since)."""
     places = {"HOME": TEST_HOME, "XDG_CACHE_HOME": TEST_HOME / ".cache", "XDG_CONFIG_HOME": TEST_HOME / ".config",
               "ALLENNLP_CACHE_ROOT": TEST_HOME / ".allennlp"}
     with pytest.MonkeyPatch.context() as patch:
