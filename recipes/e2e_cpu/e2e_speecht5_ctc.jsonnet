@@ -57,4 +57,6 @@ local seed = std.parseInt(std.extVar('SEED'));
     // (benchmarks/audio_encoder_step.py); OMP_NUM_THREADS overrides it
     callbacks+: [{ type: 'torch_threads', threads: 1 }],
   },
+  // the folder this config initialises from, for recipe.jsonnet's `text_bidaf` step that writes it
+  text_bidaf:: init_run,
 }

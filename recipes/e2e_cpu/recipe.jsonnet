@@ -35,8 +35,10 @@ function(runs='runs')
   };
   local text = robust_training(runs).trainings.bidaf_clean;
   local twin = import '../robust_training/bidaf_twin.libsonnet';
-  // the folder e2e_speecht5_ctc.jsonnet initialises from (a fixed path there)
-  local text_weights = 'runs/e2e_cpu/text_bidaf';
+  // the folder e2e_speecht5_ctc.jsonnet initialises from (a fixed path, written there)
+  local text_weights = (import 'e2e_speecht5_ctc.jsonnet').text_bidaf;
+  // the study's floor: every XQuAD question blanked to "?" (the `blank` noise source, seed 0)
+  local blind = out + '/sets/blind.json';
   {
     description: 'a small SpeechT5 pretrained here, the end-to-end model on it, and three cascades, on spoken XQuAD',
     trainings: {
@@ -88,27 +90,16 @@ function(runs='runs')
                   '--split', 'heldout', '--squad', split, '--limit', '600'],
         outputs: [tuning],
       },
+      blind: {
+        command: ['allennlp', 'noise', xquad, blind, '--noise', 'blank', '--no-progress'],
+        outputs: [blind],
+      },
       study: {
-        needs: ['text_bidaf', 'e2e_finetune'] + ['transcribe_%s_%s' % [recognizer, group] for recognizer in std.objectFields(recognizers)
-                                                      for group in std.objectFields(groups)],
-        job: { type: 'compare', study: 'recipes/e2e_cpu/study.jsonnet', output: out + '/study', workers: 2 },
+        needs: ['text_bidaf', 'e2e_finetune', 'blind'] + ['transcribe_%s_%s' % [recognizer, group] for recognizer in std.objectFields(recognizers)
+                                                               for group in std.objectFields(groups)],
+        job: { type: 'compare', study: 'recipes/e2e_cpu/study.jsonnet', output: out + '/study', workers: 2, runs: runs },
         inputs: ['recipes/e2e_cpu/study.jsonnet'],
         outputs: [out + '/study/results.json'],
-      },
-      // the listening test (recipes/e2e_cpu/listening): the released end-to-end model and the three
-      // cascades on matched, swapped and silent questions; inference only
-      listening: {
-        needs: ['transcribe_%s_%s' % [recognizer, group] for recognizer in std.objectFields(recognizers)
-                for group in std.objectFields(groups)],
-        job: { type: 'compare', study: 'recipes/e2e_cpu/listening/study.jsonnet', output: out + '/listening', workers: 2 },
-        inputs: ['recipes/e2e_cpu/listening/study.jsonnet'],
-        outputs: [out + '/listening/results.json'],
-      },
-      listening_report: {
-        needs: ['listening'],
-        job: { type: 'report', results: out + '/listening/results.json', recipe: 'recipes/e2e_cpu/listening', cards: false,
-               pages: ['docs/results/listening.md'] },
-        outputs: ['recipes/e2e_cpu/listening/results.json'],
       },
       report: {
         needs: ['study'],
@@ -132,10 +123,11 @@ function(runs='runs')
       for recognizer in std.objectFields(recognizers)
       for group in std.objectFields(groups)
     },
-    // the spoken XQuAD folders by voice group and the recognisers of the cascades, for the studies
-    // that read them (listening/study.jsonnet)
+    // the spoken XQuAD folders by voice group, the recognisers of the cascades and the blind set,
+    // for the studies that read them (study.jsonnet here, recipes/listening/study.jsonnet)
     spoken_sets:: groups,
     recognizer_names:: std.objectFields(recognizers),
+    blind_set:: blind,
     groups: {
       speech: ['speech_one', 'speech_two', 'speech_three', 'split_ids', 'speech_seen', 'speech_held_out'],
       transcribe: ['transcribe_%s_%s' % [recognizer, group] for recognizer in std.objectFields(recognizers) for group in std.objectFields(groups)],

@@ -14,7 +14,7 @@
 //                 answered by the same BiDAF;
 // - floor:        the same BiDAF on question-blind XQuAD (the `blank` noise source: every
 //                 question "?", since the readers refuse empty questions), which answers from the
-//                 context alone; the study generates it;
+//                 context alone; the recipe's `blind` step makes it (`allennlp noise`);
 // - ceiling:      the same BiDAF on the typed questions.
 // Two voice groups (srcframework.speech.voices): `seen` (the nine training voices, dealt over the
 // questions) and `held_out` (flite rms and three Festival voices, an engine no training voice
@@ -24,22 +24,25 @@
 // the transcripts, trains the models and installs them in the models folder under their model
 // card ids (bidaf-clean; e2e-speecht5-ctc, seed 1: `allennlp models`), then runs
 //   allennlp compare recipes/e2e_cpu/study.jsonnet -o runs/e2e_cpu/study
-// The models are those recipe.jsonnet here declares (the end-to-end model: one archive a seed).
-// Variables: SHARED_DATA (../shared/data). The spoken folders (runs/spoken_ctc/xquad_seen,
-// runs/spoken_ctc/xquad_heldout) are fixed paths.
+// The models, the spoken folders, the recognisers and the blind set are those recipe.jsonnet here
+// declares (the end-to-end model: one archive a seed), under the recipe's `runs` (this study is a
+// function of it; default runs). Variables: SHARED_DATA (../shared/data).
+function(runs='runs')
 local e2e = import '../../training_configs/lib/e2e.libsonnet';
 local data = std.extVar('SHARED_DATA');
 local xquad = data + '/xquad/xquad.en.json';
-local spoken = 'runs/spoken_ctc/';
-local voice_groups = { seen: spoken + 'xquad_seen/', held_out: spoken + 'xquad_heldout/' };
+local made = (import 'recipe.jsonnet')(runs);
+local voice_groups = made.spoken_sets;
 local recipe = import '../recipe.libsonnet';
-local trainings = (import 'recipe.jsonnet')().trainings;
-local text = (import '../robust_training/recipe.jsonnet')().trainings.bidaf_clean;
+local trainings = made.trainings;
+local text = (import '../robust_training/recipe.jsonnet')(runs).trainings.bidaf_clean;
+// cascades A, B and C: the recipe's recognisers (pocketsphinx, speecht5_ctc, speecht5_ctc_lm)
+local cascades = { a: made.recognizer_names[0], b: made.recognizer_names[1], c: made.recognizer_names[2] };
 
 // transcripts of one voice group by one recognizer (`allennlp transcribe` output: each question
 // carries its original_question, speaker, country and gender)
 local cascade(folder, recognizer, order) = {
-  data: folder + 'transcripts_' + recognizer + '.json',
+  data: folder + '/transcripts_' + recognizer + '.json',
   interface: 'asr',
   kind: 'synthetic',
   reference: 'typed',
@@ -49,7 +52,7 @@ local cascade(folder, recognizer, order) = {
 // the e2e model's archive reads its training split's questions; a spoken XQuAD folder is read
 // with its own copy of the questions (FOLDER/squad.json, written by synthesize-speech)
 local audio(folder, wer_from, order) = {
-  data: folder + 'fid2qid_dev.csv',
+  data: folder + '/fid2qid_dev.csv',
   dataset_reader: e2e.reader(),
   input: 'audio',
   interface: 'speech',
@@ -67,15 +70,10 @@ local audio(folder, wer_from, order) = {
   },
   test_sets: {
     typed: { data: xquad, interface: 'clean', kind: 'natural' },
-    blind: { original: xquad, noise: { type: 'blank' }, interface: 'blind', kind: 'synthetic', order: 4 },
+    blind: { data: made.blind_set, original: xquad, interface: 'blind', kind: 'synthetic', order: 4 },
   } + {
-    ['cascade_a_' + group]: cascade(voice_groups[group], 'pocketsphinx', 1)
-    for group in std.objectFields(voice_groups)
-  } + {
-    ['cascade_b_' + group]: cascade(voice_groups[group], 'speecht5_ctc', 2)
-    for group in std.objectFields(voice_groups)
-  } + {
-    ['cascade_c_' + group]: cascade(voice_groups[group], 'speecht5_ctc_lm', 2)
+    ['cascade_%s_%s' % [letter, group]]: cascade(voice_groups[group], cascades[letter], if letter == 'a' then 1 else 2)
+    for letter in std.objectFields(cascades)
     for group in std.objectFields(voice_groups)
   } + {
     // the e2e model's question noise is described by cascade B's WER on the same recordings

@@ -15,10 +15,18 @@ function(runs='runs')
   local out = runs + '/robust_training';
   local noisy = runs + '/noisy';
   local split = runs + '/data/squad_dev_minus_xquad.json';
-  local noise(input, output, kind) = {
+  local xquad = data + '/xquad/xquad.en.json';
+  local noise(input, output, kind, seed=0) = {
     needs: if input == split then ['split'] else [],
-    command: ['allennlp', 'noise', input, output, '--noise', kind, '--workers', '2'],
+    command: ['allennlp', 'noise', input, output, '--noise', kind, '--workers', '2']
+             + (if seed == 0 then [] else ['--seed', std.toString(seed)]),
     outputs: [output],
+  };
+  // the study's noisy XQuAD sets: the spoken one, and those of the training copies' generators (seed 1)
+  local test_sets = {
+    spoken_rms: noisy + '/xquad_asr_rms.json',
+    ours_keyboard: out + '/sets/ours_keyboard.json',
+    ours_back_translation: out + '/sets/ours_back_translation.json',
   };
   local twin(name, card, seeds, copies) = {
     config: 'recipes/robust_training/' + name + '.jsonnet',
@@ -30,8 +38,8 @@ function(runs='runs')
   };
   {
     description: 'BiDAF and MiniLM QA trained on clean questions against their twins trained with noisy copies',
-    // the configs read the noisy copies, the study the spoken XQuAD set, from here
-    env: { NOISY_TRAIN: noisy, NOISY_XQUAD: noisy },
+    // the configs read the noisy copies from here
+    env: { NOISY_TRAIN: noisy },
     trainings: {
       bidaf_clean: twin('bidaf_clean', 'bidaf-clean', [1, 2, 3], false),
       bidaf_augmented: twin('bidaf_augmented', 'bidaf-noise-augmented', [1, 2, 3], true),
@@ -51,10 +59,14 @@ function(runs='runs')
       // ASR: flite kal16, awb, slt -> pocketsphinx `fast` (allennlp list-noise asr-fast-3voices)
       noise_asr: noise(split, noisy + '/train_asr.json', 'asr-fast-3voices'),
       // the spoken test set: XQuAD-en read by flite rms (a voice no training copy used), pocketsphinx default
-      xquad_asr: noise(data + '/xquad/xquad.en.json', noisy + '/xquad_asr_rms.json', 'asr-heldout-voice'),
+      xquad_asr: noise(xquad, test_sets.spoken_rms, 'asr-heldout-voice'),
+      // our keyboard and back-translation sets of XQuAD, seed 1
+      xquad_keyboard: noise(xquad, test_sets.ours_keyboard, 'keyboard', seed=1),
+      xquad_back_translation: noise(xquad, test_sets.ours_back_translation, 'back_translation', seed=1),
       study: {
-        needs: ['bidaf_clean', 'bidaf_augmented', 'minilm_clean', 'minilm_augmented', 'xquad_asr'],
-        job: { type: 'compare', study: 'recipes/robust_training/study.jsonnet', output: out + '/study', workers: 2 },
+        needs: ['bidaf_clean', 'bidaf_augmented', 'minilm_clean', 'minilm_augmented', 'xquad_asr', 'xquad_keyboard',
+                'xquad_back_translation'],
+        job: { type: 'compare', study: 'recipes/robust_training/study.jsonnet', output: out + '/study', workers: 2, runs: runs },
         inputs: ['recipes/robust_training/study.jsonnet'],
         outputs: [out + '/study/results.json'],
       },
@@ -64,5 +76,9 @@ function(runs='runs')
         outputs: ['recipes/robust_training/results.json'],
       },
     },
-    groups: { data: ['split', 'noise_keyboard', 'noise_misspelling', 'noise_back_translation', 'noise_asr', 'xquad_asr'] },
+    groups: { data: ['split', 'noise_keyboard', 'noise_misspelling', 'noise_back_translation', 'noise_asr', 'xquad_asr',
+                     'xquad_keyboard', 'xquad_back_translation'] },
+    // what the study reads: the noisy sets above and the interfaces of the training copies
+    test_sets:: test_sets,
+    training_noise:: noisy_copies.interfaces,
   }

@@ -8,21 +8,21 @@
 // generator: srcframework/noise/keyboard.py re-implements its typo model and a training copy used
 // it; `set_groups` (declared 2026-12-02, after the results) regroups the sets by generator family.
 //   allennlp compare recipes/robust_training/study.jsonnet -o runs/robust_training/study
-// The models and their seeds are those recipe.jsonnet here declares; NOISY_XQUAD (default
-// runs/noisy) holds the spoken set; SHARED_DATA (../shared/data).
+// The models and their seeds, the noisy copies the augmented models trained on, and the noisy
+// XQuAD sets (the spoken set and our keyboard and back-translation sets, made by `allennlp noise`
+// in the recipe's data steps) are those recipe.jsonnet here declares, under the recipe's `runs`
+// (this study is a function of it; default runs). SHARED_DATA (../shared/data).
+function(runs='runs')
 local data = std.extVar('SHARED_DATA');
 local recipe = import '../recipe.libsonnet';
-local trainings = (import 'recipe.jsonnet')().trainings;
+local made = (import 'recipe.jsonnet')(runs);
+local trainings = made.trainings;
 local xquad = data + '/xquad/xquad.en.json';
 local noiseqa = data + '/noiseqa/synthetic/';
-local noisy = std.extVar('NOISY_XQUAD');
-local training_noise = ['asr', 'keyboard', 'misspelling', 'back_translation'];
+local training_noise = made.training_noise;
 
 local file_set(file, interface, generator) = {
   data: file, original: xquad, interface: interface, kind: 'synthetic', generator: generator,
-};
-local our_set(noise, interface, generator) = {
-  original: xquad, noise: noise, seed: 1, interface: interface, kind: 'synthetic', generator: generator,
 };
 
 {
@@ -47,9 +47,9 @@ local our_set(noise, interface, generator) = {
     noiseqa_keyboard: file_set(noiseqa + 'xquad-keyboard-synthetic.json', 'keyboard', 'noiseqa_keyboard'),
     noiseqa_translation: file_set(noiseqa + 'xquad-translation-synthetic.json', 'translation', 'noiseqa_translation'),
     // generators of the training copies
-    ours_keyboard: our_set({ type: 'keyboard' }, 'keyboard', 'keyboard'),
-    ours_back_translation: our_set({ type: 'back_translation' }, 'translation', 'back_translation'),
-    spoken_rms: file_set(noisy + '/xquad_asr_rms.json', 'asr', 'asr'),
+    ours_keyboard: file_set(made.test_sets.ours_keyboard, 'keyboard', 'keyboard'),
+    ours_back_translation: file_set(made.test_sets.ours_back_translation, 'translation', 'back_translation'),
+    spoken_rms: file_set(made.test_sets.spoken_rms, 'asr', 'asr'),
   },
   // Declared on 2026-12-02, after the results, as corrections (docs/results/robust_training.md,
   // "Corrections"); the protocol's groups above stay its primary and secondary analyses.

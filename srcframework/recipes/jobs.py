@@ -39,10 +39,14 @@ class CompareJob(RecipeJob):
         Its output folder (results.json goes there).
     workers : `int`, optional (default = `1`)
     cuda_device : `int`, optional
+    runs : `str`, optional
+        The recipe's runs folder, given to a study that is a function of `runs` (its default
+        otherwise), so that the study reads the archives and sets where the recipe wrote them.
     """
 
-    def __init__(self, study: str, output: str, workers: int = 1, cuda_device: Optional[int] = None) -> None:
-        self.study, self.output, self.workers, self.cuda_device = study, output, workers, cuda_device
+    def __init__(self, study: str, output: str, workers: int = 1, cuda_device: Optional[int] = None,
+                 runs: Optional[str] = None) -> None:
+        self.study, self.output, self.workers, self.cuda_device, self.runs = study, output, workers, cuda_device, runs
 
     def run(self) -> None:
         from srcframework.common.paths import check_output_path
@@ -50,7 +54,7 @@ class CompareJob(RecipeJob):
         from srcframework.studies.study import load_study
 
         check_output_path(self.output, "recipe study output", is_dir=True)
-        run_study(load_study(self.study), self.output, workers=self.workers, cuda_device=self.cuda_device, progress=False)
+        run_study(load_study(self.study, runs=self.runs), self.output, workers=self.workers, cuda_device=self.cuda_device, progress=False)
 
 
 @RecipeJob.register("transcribe")

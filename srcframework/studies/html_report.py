@@ -17,7 +17,8 @@ and both predictions.
 from html import escape
 from typing import List, Optional
 
-from srcframework.studies.tables import Table, format_cell, results_tables
+from srcframework.studies.cells import Table, format_cell
+from srcframework.studies.tables import results_tables
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; }

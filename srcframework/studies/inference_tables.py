@@ -1,5 +1,6 @@
 """The tables of a study's inference over training runs, its declared groups of noisy sets, its
-power and its validation curves (`tables.results_tables` lists them after the robustness table):
+power and its validation curves, from the cells of `cells.py` (`tables.results_tables` lists them
+after the robustness table):
 
 - `seed_tests`: each robust model against its twin, one figure per seed pair: the drop difference
   of each generator group and the clean-F1 change, with the paired t interval over seed pairs, p and Holm p,
@@ -17,7 +18,7 @@ pairs, the questions held fixed), or both (the mixed model).
 """
 from typing import Any, List, Optional
 
-from srcframework.studies.tables import GROUP_LABELS, Estimate, PValue, Table, seed_label, seed_notes
+from srcframework.studies.cells import GROUP_LABELS, Estimate, PValue, Table, seed_label, seed_notes
 
 SEED_UNIT = ("Interval over the training runs: each seed pair (seed k of the model and seed k of its twin, "
              "trained with the same SEED) gives one figure, and the interval is Student's t over those figures "

@@ -25,7 +25,8 @@ from typing import List, Optional
 
 from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import read_json, write_text_atomic
-from srcframework.studies.tables import markdown_table, results_tables
+from srcframework.studies.results_markdown import markdown_table
+from srcframework.studies.tables import results_tables
 
 DEFAULT_TABLES = ("em_f1", "robustness", "f1_by_seed", "training", "f1_by_country", "question_noise")
 TABLE_NAMES = (

@@ -11,12 +11,11 @@ environment; importing srcframework sets the defaults of `srcframework/config_de
               twin: 'bidaf', trained_on_noise: ['keyboard', 'asr'] },
     named: { model: 'bidaf-noise-augmented' },   // a model card's id: the archive `allennlp models` names
     e2e: { archive: 'runs/e2e/model.tar.gz', input: 'audio' },
-    fresh: { config: 'training_configs/x.jsonnet', serialization_dir: 'runs/x' },  // trained if missing
   },
   test_sets: {
     clean: { data: 'xquad.en.json', interface: 'clean', kind: 'natural' },
     noiseqa_asr: { data: 'xquad-asr.json', interface: 'asr', kind: 'synthetic', original: 'xquad.en.json' },
-    keyboard: { original: 'xquad.en.json', noise: { type: 'keyboard' }, interface: 'keyboard', kind: 'synthetic',
+    keyboard: { data: 'runs/x/keyboard.json', interface: 'keyboard', kind: 'synthetic',  // `allennlp noise` made it
                 generator: 'keyboard' },     // what made the noise (held out unless a model trained on it)
     transcripts: { data: 'runs/src/transcripts.json', interface: 'asr', kind: 'natural' },
     spoken: { data: 'src/fid2qid_dev.csv', input: 'audio', interface: 'accent', kind: 'natural',
@@ -36,9 +35,13 @@ environment; importing srcframework sets the defaults of `srcframework/config_de
 ```
 
 Paths are relative to the working directory (the repository root), as in training configs.
-Every problem is a `StudyError` that names the study file and the key.
+Every problem is a `StudyError` that names the study file and the key. A study only evaluates: a
+model to train (`config`) or a test set to generate (`noise`) is a one-line error that names the
+recipe step that makes it (a training of `recipes/NAME/recipe.jsonnet`; a command step running
+`allennlp noise`).
 """
 import copy
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -58,14 +61,14 @@ STUDY_KEYS = {"models", "test_sets", "pairs", "bootstrap_unit", "equivalence_mar
 SET_GROUP_KEYS = {"sets", "label", "declared"}
 COMPARISON_KEYS = {"first", "second", "label"}
 SIDE_KEYS = {"model", "set"}
-MODEL_KEYS = {
-    "archive", "archives", "model", "config", "serialization_dir", "input", "cuda_device", "batch_size", "order", "twin",
-    "trained_on_noise",
-}
+MODEL_KEYS = {"archive", "archives", "model", "input", "cuda_device", "batch_size", "order", "twin", "trained_on_noise"}
 SET_KEYS = {
-    "data", "interface", "kind", "original", "dataset_reader", "noise", "seed", "input", "reference",
-    "wer_from", "order", "generator", "control",
+    "data", "interface", "kind", "original", "dataset_reader", "input", "reference", "wer_from", "order", "generator",
+    "control",
 }
+# what a study once made itself, now a recipe's: the one-line error says which step makes it
+TRAINING_KEYS = ("config", "serialization_dir")
+GENERATING_KEYS = ("noise", "seed")
 
 
 class StudyError(ValueError):
@@ -81,13 +84,7 @@ class ModelSpec:
 
     name : `str`
     archive : `str`
-        `model.tar.gz` to load. Defaults to `serialization_dir/model.tar.gz` when `config` is given.
-        With `archives`, the first of them.
-    config : `str`, optional
-        A training config; when the archive is missing, `allennlp train CONFIG -s serialization_dir`
-        runs first (resuming an interrupted run in that folder).
-    serialization_dir : `str`, optional
-        Required with `config`.
+        `model.tar.gz` to load (a recipe's training makes it). With `archives`, the first of them.
     input : `str`, optional (default = `"text"`)
         The question modality the model takes: `text` or `audio`.
     cuda_device : `int`, optional (default = `-1`)
@@ -113,8 +110,6 @@ class ModelSpec:
 
     name: str
     archive: str
-    config: Optional[str] = None
-    serialization_dir: Optional[str] = None
     input: str = "text"
     cuda_device: int = -1
     batch_size: int = 32
@@ -132,8 +127,8 @@ class ModelSpec:
 @dataclass(frozen=True)
 class TestSetSpec:
     """
-    One test set of a study: a file (or folder) to read, or a set to generate from `original` with
-    a noise source.
+    One test set of a study: a file (or folder) to read. A set made with a noise source is made by
+    a recipe step (`allennlp noise ORIGINAL OUT --noise ...`) and named here by its file.
 
     # Parameters
 
@@ -143,17 +138,13 @@ class TestSetSpec:
         `accent`, ... (a label; `clean` marks the sets that drops are measured from).
     kind : `str`
         `synthetic` or `natural`.
-    data : `str`, optional
-        The SQuAD-format file (or, for an audio reader, the folder) the reader reads. Exactly one of
-        `data` and `noise` is given.
-    noise : `dict`, optional
-        Params of a registered `NoiseSource`; the set is generated from `original` with
-        `make_challenge_set` (once: it is cached under the study's output folder by its config key).
-    seed : `int`, optional (default = `0`)
-        Seed of the noise source.
+    data : `str`
+        The SQuAD-format file (or, for an audio reader, the folder) the reader reads. A set that
+        `allennlp noise` made records its noise configuration, which the results keep
+        (`noise_source`).
     original : `str`, optional
         The clean SQuAD file the questions came from, paired by question id, for question CER/WER/
-        BLEU where the set's questions carry no `original_question`. Required with `noise`.
+        BLEU where the set's questions carry no `original_question`.
     dataset_reader : `dict`, optional
         Params of the dataset reader to use instead of each model archive's validation reader (for
         example the `squad_src` reader of an audio folder).
@@ -181,9 +172,7 @@ class TestSetSpec:
     name: str
     interface: str
     kind: str
-    data: Optional[str] = None
-    noise: Optional[Dict[str, Any]] = None
-    seed: int = 0
+    data: str
     original: Optional[str] = None
     dataset_reader: Optional[Dict[str, Any]] = None
     input: str = "text"
@@ -369,43 +358,34 @@ def card_archive(check: "_Checker", key: str, model_id: str, require_files: bool
 
 
 def _model(check: _Checker, name: str, value: Any, require_files: bool) -> ModelSpec:
+    key = f"models.{name}"
+    if isinstance(value, dict) and any(k in value for k in TRAINING_KEYS):
+        check.fail(key, "a study only evaluates; train the model with a recipe training (`trainings` of "
+                        "recipes/NAME/recipe.jsonnet, `allennlp recipe run NAME`) and give its `archive` or card id (`model`)")
     key, value = check.entry("models", name, value, MODEL_KEYS)
-    config = check.string(value.get("config"), f"{key}.config", optional=True)
-    serialization_dir = check.string(value.get("serialization_dir"), f"{key}.serialization_dir", optional=True)
-    if config is not None and serialization_dir is None:
-        check.fail(f"{key}.serialization_dir", "required with `config` (where to train the model)")
-    if serialization_dir is not None and config is None:
-        check.fail(f"{key}.config", "required with `serialization_dir` (what to train)")
     archive = value.get("archive")
     archives: Tuple[str, ...] = ()
     card = None
     if "model" in value:  # a model card's id: its archive from the models folder (or its hosted copy)
-        if archive is not None or config is not None or "archives" in value:
-            check.fail(f"{key}.model", "give a model card id (`model`) or `archive`/`archives`/`config`, not both")
+        if archive is not None or "archives" in value:
+            check.fail(f"{key}.model", "give a model card id (`model`) or `archive`/`archives`, not both")
         card = check.string(value["model"], f"{key}.model")
         archive = card_archive(check, f"{key}.model", card, require_files)
     if "archives" in value:
-        if archive is not None or config is not None:
-            check.fail(f"{key}.archives", "give either `archives` (one per seed) or `archive`/`config`, not both")
+        if archive is not None:
+            check.fail(f"{key}.archives", "give either `archives` (one per seed) or `archive`, not both")
         archives = check.strings(value["archives"], f"{key}.archives", minimum=1)
         archive = archives[0]
     if archive is None:
-        if config is None:
-            check.fail(f"{key}.archive", "required (a model.tar.gz), unless `config` and `serialization_dir` are given")
-        archive = os.path.join(serialization_dir, "model.tar.gz")
+        check.fail(f"{key}.archive", "required (a model.tar.gz), or `archives` (one per seed) or `model` (a card id)")
     archive = check.string(archive, f"{key}.archive")
     if require_files:
-        if config is None:
-            for index, path in enumerate(archives or (archive,)):
-                check.exists(path, f"{key}.archives[{index}]" if archives else f"{key}.archive")
-        else:
-            check.exists(config, f"{key}.config")
+        for index, path in enumerate(archives or (archive,)):
+            check.exists(path, f"{key}.archives[{index}]" if archives else f"{key}.archive")
     trained_on = value.get("trained_on_noise")
     return ModelSpec(
         name=name,
         archive=archive,
-        config=config,
-        serialization_dir=serialization_dir,
         input=check.choice(value.get("input", "text"), f"{key}.input", INPUTS),
         cuda_device=check.integer(value.get("cuda_device", -1), f"{key}.cuda_device", minimum=-1),
         batch_size=check.integer(value.get("batch_size", 32), f"{key}.batch_size", minimum=1),
@@ -424,17 +404,13 @@ def _check_twins(check: _Checker, models: Dict[str, ModelSpec]) -> None:
 
 
 def _test_set(check: _Checker, name: str, value: Any, require_files: bool) -> TestSetSpec:
+    key = f"test_sets.{name}"
+    if isinstance(value, dict) and any(k in value for k in GENERATING_KEYS):
+        check.fail(key, "a study only evaluates; make the set with a recipe step (`allennlp noise ORIGINAL OUT "
+                        "--noise ...`) and give its file as `data`")
     key, value = check.entry("test_sets", name, value, SET_KEYS)
-    data = check.string(value.get("data"), f"{key}.data", optional=True)
-    noise = value.get("noise")
+    data = check.string(value.get("data"), f"{key}.data")
     original = check.string(value.get("original"), f"{key}.original", optional=True)
-    if (data is None) == (noise is None):
-        check.fail(key, "give exactly one of `data` (a file to read) and `noise` (params to generate the set)")
-    if noise is not None:
-        noise = check.mapping(noise, f"{key}.noise")
-        check.string(noise.get("type"), f"{key}.noise.type")
-        if original is None:
-            check.fail(f"{key}.original", "required with `noise` (the clean SQuAD file to noise)")
     reader = value.get("dataset_reader")
     if reader is not None:
         check.string(check.mapping(reader, f"{key}.dataset_reader").get("type"), f"{key}.dataset_reader.type")
@@ -450,8 +426,6 @@ def _test_set(check: _Checker, name: str, value: Any, require_files: bool) -> Te
         interface=check.string(value.get("interface"), f"{key}.interface"),
         kind=check.choice(value.get("kind"), f"{key}.kind", KINDS),
         data=data,
-        noise=noise,
-        seed=check.integer(value.get("seed", 0), f"{key}.seed"),
         original=original,
         dataset_reader=reader,
         input=check.choice(value.get("input", "text"), f"{key}.input", INPUTS),
@@ -554,11 +528,10 @@ def _side(check: _Checker, value: Any, key: str, pairs: List[Tuple[str, str]], m
 
 
 def cheap_ids(spec: TestSetSpec, cache: Dict[str, Optional[frozenset]]) -> Optional[frozenset]:
-    """The question ids of a text set read from a SQuAD file (or generated from one, which keeps
-    its ids) with the archive's reader, or None where they cannot be known without reading it
-    as a model would (an audio set, a set's own `dataset_reader`, a `control`, which may leave
-    questions out, a missing or unreadable file)."""
-    path = spec.original if spec.noise is not None else spec.data
+    """The question ids of a text set read from a SQuAD file with the archive's reader, or None
+    where they cannot be known without reading it as a model would (an audio set, a set's own
+    `dataset_reader`, a `control`, which may leave questions out, a missing or unreadable file)."""
+    path = spec.data
     if spec.input != "text" or spec.dataset_reader is not None or spec.control is not None or path is None or not os.path.isfile(path):
         return None
     if path not in cache:
@@ -663,14 +636,21 @@ def study_from_dict(raw: Any, path: str = "<study>", require_files: bool = True)
     return Study(path, models_by_name, sets_by_name, pairs, unit, margin, comparisons, set_groups)
 
 
-def load_study(path: str, ext_vars: Optional[Dict[str, str]] = None, require_files: bool = True) -> Study:
+def load_study(path: str, ext_vars: Optional[Dict[str, str]] = None, require_files: bool = True,
+               runs: Optional[str] = None) -> Study:
     """Evaluate a Jsonnet/JSON study file (the environment's variables are its `std.extVar`s) and
-    validate it."""
+    validate it. A study that is a function of `runs` (a recipe's study: `function(runs='runs')`,
+    reading `(import 'recipe.jsonnet')(runs)`) is called with `runs` where it is given (the recipe
+    runner gives the folder its recipe was read with), else with its default."""
+    import _jsonnet
+    from allennlp.common.params import _environment_variables
+
     config_defaults.export()
     if not os.path.isfile(path):
         raise StudyError(f"{path}: study file not found")
     try:
-        raw = Params.from_file(path, ext_vars=ext_vars).as_dict(quiet=True)
+        text = _jsonnet.evaluate_file(path, ext_vars={**_environment_variables(), **(ext_vars or {})},
+                                      tla_vars={} if runs is None else {"runs": runs})
     except RuntimeError as err:  # jsonnet's evaluation errors
         raise StudyError(f"{path}: cannot evaluate the study file: {err}") from None
-    return study_from_dict(raw, path, require_files)
+    return study_from_dict(json.loads(text), path, require_files)

@@ -7,7 +7,7 @@ import pytest
 
 from srcframework.studies.html_report import report_html
 from srcframework.studies.plots import PLOT_NAMES
-from srcframework.studies.runner import write_outputs
+from srcframework.studies.outputs import write_outputs
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -62,7 +62,7 @@ def test_breakdown_scores_show_their_question_counts_and_few_are_greyed_out(stud
 
 def test_a_small_cell_is_greyed_out_and_a_firm_one_is_not():
     from srcframework.studies.html_report import FEW_QUESTIONS, html_table
-    from srcframework.studies.tables import Table
+    from srcframework.studies.cells import Table
 
     table = Table("t", "T", ["Model", "why", "what"], [["m", 0.0, 71.25]], 1, counts=[[None, 2, FEW_QUESTIONS]])
     html = html_table(table)

@@ -12,7 +12,8 @@ from srcframework.studies.inference_tables import (
     variance_components_table,
 )
 from srcframework.studies.markdown_into import find_blocks, markdown_into
-from srcframework.studies.tables import format_cell, markdown_table
+from srcframework.studies.cells import format_cell
+from srcframework.studies.results_markdown import markdown_table
 from tests.conftest import ROOT
 
 COMMITTED = ROOT / "recipes" / "robust_training" / "results.json"

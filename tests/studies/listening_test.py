@@ -111,14 +111,14 @@ def test_an_unknown_control_or_a_bad_setting_is_one_line_at_load_time():
 
 
 def test_the_control_is_part_of_the_pair_key(tmp_path):
-    from srcframework.studies.runner import Fingerprints, pair_key
+    from srcframework.studies.pairs import Fingerprints, pair_key
 
     archive = tmp_path / "model.tar.gz"
     archive.write_bytes(b"x")
     raw = listening_study(str(archive), str(archive))
     study = study_from_dict(raw, "listening.json")
-    keys = {name: pair_key(study, "blind", name, str(tmp_path), Fingerprints()) for name in ("typed", "swapped", "silent")}
+    keys = {name: pair_key(study, "blind", name, Fingerprints()) for name in ("typed", "swapped", "silent")}
     assert len(set(keys.values())) == 3
     raw["test_sets"]["swapped"]["control"]["seed"] = 3
-    again = pair_key(study_from_dict(raw, "listening.json"), "blind", "swapped", str(tmp_path), Fingerprints())
+    again = pair_key(study_from_dict(raw, "listening.json"), "blind", "swapped", Fingerprints())
     assert again != keys["swapped"]

@@ -5,7 +5,8 @@ from srcframework.metrics.statistics import Resampler, holm, percentile_interval
 from srcframework.studies.question_scores import PairScores
 from srcframework.studies.robustness import noise_groups, robustness
 from srcframework.studies.study import StudyError, study_from_dict
-from srcframework.studies.tables import markdown_table, robustness_table
+from srcframework.studies.results_markdown import markdown_table
+from srcframework.studies.test_tables import robustness_table
 from tests.conftest import FIXTURES
 from tests.metrics.statistics_test import loop_cluster_means
 

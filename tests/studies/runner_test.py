@@ -1,5 +1,4 @@
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -12,18 +11,27 @@ from srcframework.data.squad_file import load_squad_json
 from srcframework.data.squad_src_layout import SQUAD_SRC_SPEAKERS
 from srcframework.metrics.squad import evaluate
 from srcframework.jobs.challenge_set import make_challenge_set
-from srcframework.studies import runner
-from srcframework.studies.runner import path_fingerprint, referenced_paths, run_study
+from srcframework.studies import evaluation
+from srcframework.studies.collection import collect_results
+from srcframework.studies.runner import run_study
 from srcframework.studies.study import StudyError, load_study, study_from_dict
 from tests.conftest import FIXTURES
 
 TINY = str(FIXTURES / "squad_tiny.json")
+TINY_KEYBOARD = str(FIXTURES / "squad_tiny_keyboard.json")  # `allennlp noise` of TINY, word_probability 0.5
 # the fixture study's outputs: its sets have no speakers, so it has no f1_by_country.png
 OUTPUTS = [
     "results.json", "results.md", "results.csv", "results.tex", "f1_vs_wer.png", "robustness_drop.png",
     "f1_intervals.png", "f1_by_wer_bucket.png", "report.html",
 ]
 SPEAKERS = ["SPK001", "SPK002", "SPK005", "SPK009", "SPK012", "SPK013"]  # India, Thailand, US, UK
+
+
+def noised(folder: Path, name: str, noise: dict, seed: int = 0, original: str = TINY) -> str:
+    """A noisy set as a recipe step makes it (`allennlp noise ORIGINAL OUT --noise ...`)."""
+    path = folder / f"{name}.json"
+    make_challenge_set(original, str(path), noise, seed=seed, progress=False)
+    return str(path)
 
 
 def write_accented_set(folder: Path) -> Path:
@@ -50,8 +58,7 @@ def accent_study(archive, accented: Path) -> dict:
         "models": {"tiny": {"archive": str(archive), "batch_size": 4}, "twin": {"archive": str(archive), "batch_size": 5}},
         "test_sets": {
             "clean": {"data": TINY, "interface": "clean", "kind": "natural"},
-            "keyboard": {"original": TINY, "noise": {"type": "keyboard", "word_probability": 0.5}, "interface": "keyboard",
-                         "kind": "synthetic"},
+            "keyboard": {"data": TINY_KEYBOARD, "original": TINY, "interface": "keyboard", "kind": "synthetic"},
             "accent": {"data": str(accented), "interface": "asr", "kind": "natural"},
             "accent_audio_like": {"data": str(accented), "interface": "accent", "kind": "natural", "wer_from": "accent"},
         },
@@ -92,15 +99,17 @@ def reference_run(tiny_archive, tmp_path_factory):
 
 def test_full_run_writes_every_output_with_official_scores(reference_run):
     out_dir, summary = reference_run
-    assert summary == {"pairs": 2, "pairs_in_shard": 2, "pairs_run": 2, "pairs_cached": 0, "sets_generated": 1,
-                       "assembled": True}
+    assert summary == {"pairs": 2, "pairs_in_shard": 2, "pairs_run": 2, "pairs_cached": 0, "assembled": True}
     for name in OUTPUTS:
         assert (out_dir / name).stat().st_size > 0, name
     assert not (out_dir / "f1_by_country.png").exists()
     results = json.loads((out_dir / "results.json").read_text())
-    generated = next((out_dir / "sets").glob("keyboard-*.json"))
+    generated = TINY_KEYBOARD
     sets = {s["name"]: s for s in results["test_sets"]}
-    assert sets["keyboard"]["data"] == f"sets/{generated.name}"
+    assert sets["keyboard"]["data"] == "tests/fixtures/squad_tiny_keyboard.json"
+    # the noise configuration the set's file records (`allennlp noise` wrote it)
+    assert sets["keyboard"]["noise_source"] == {"type": "keyboard", "word_probability": 0.5}
+    assert sets["clean"]["noise_source"] is None and not (out_dir / "sets").exists()
     pairs = {pair["set"]: pair for pair in results["pairs"]}
     for name, data in (("clean", TINY), ("keyboard", str(generated))):
         lines = (out_dir / "pairs" / f"tiny__{name}" / "predictions.jsonl").read_text().splitlines()
@@ -127,9 +136,9 @@ def test_rerun_does_no_work_and_rewrites_nothing(reference_run, tiny_archive, mo
     def no_loading(*args):
         raise AssertionError("a rerun with nothing to do loaded a model")
 
-    monkeypatch.setattr(runner, "_load", no_loading)
+    monkeypatch.setattr(evaluation, "load_model", no_loading)
     summary = run_study(tiny_study(tiny_archive), str(out_dir), progress=False)
-    assert summary["pairs_run"] == 0 and summary["pairs_cached"] == 2 and summary["sets_generated"] == 0
+    assert summary["pairs_run"] == 0 and summary["pairs_cached"] == 2
     assert output_bytes(out_dir) == before
     assert {name: (out_dir / name).stat().st_mtime_ns for name in OUTPUTS} == times
 
@@ -172,11 +181,13 @@ def test_shards_then_merge_equal_an_unsharded_run(reference_run, tiny_archive, t
 def test_changed_data_file_invalidates_its_pairs(tiny_archive, tmp_path):
     data = tmp_path / "data.json"
     shutil.copy(TINY, data)
+    keyboard = tmp_path / "keyboard.json"
+    shutil.copy(TINY_KEYBOARD, keyboard)
     raw = {
         "models": {"tiny": {"archive": str(tiny_archive)}},
         "test_sets": {
             "clean": {"data": str(data), "interface": "clean", "kind": "natural"},
-            "keyboard": {"original": str(data), "noise": {"type": "keyboard"}, "interface": "keyboard", "kind": "synthetic"},
+            "keyboard": {"data": str(keyboard), "original": str(data), "interface": "keyboard", "kind": "synthetic"},
             "fixed": {"data": TINY, "original": TINY, "interface": "asr", "kind": "natural", "reference": "clean"},
         },
     }
@@ -188,10 +199,13 @@ def test_changed_data_file_invalidates_its_pairs(tiny_archive, tmp_path):
     dataset["data"][0]["paragraphs"][0]["qas"][0]["question"] = "Who dredged the harbour of Velmont?"
     data.write_text(json.dumps(dataset))
     summary = run_study(study, str(out_dir), progress=False)
-    assert summary["pairs_run"] == 2 and summary["sets_generated"] == 1  # clean, and keyboard made from it
+    assert summary["pairs_run"] == 2  # clean, and keyboard, whose original it is
     records = (out_dir / "pairs" / "tiny__clean" / "predictions.jsonl").read_text()
     assert "Who dredged the harbour of Velmont?" in records
-    assert len(list((out_dir / "sets").glob("keyboard-*.json"))) == 2  # one per version of the input
+    noisy = json.loads(keyboard.read_text())
+    noisy["data"][0]["paragraphs"][0]["qas"][0]["question"] = "Who dredged teh harbour?"
+    keyboard.write_text(json.dumps(noisy))  # the set made again
+    assert run_study(study, str(out_dir), progress=False)["pairs_run"] == 1
     assert run_study(study, str(out_dir), force=True, progress=False)["pairs_run"] == 3
 
 
@@ -224,21 +238,7 @@ def test_groups_give_per_country_scores_and_question_wer(tiny_archive, tmp_path)
     assert pairs[("twin", "accent")]["f1_drop"] == pytest.approx(accent["f1_drop"])
 
 
-def test_missing_archive_is_trained_from_its_config_once(tmp_path):
-    raw = {
-        "models": {"fresh": {"config": str(FIXTURES / "bidaf_tiny.jsonnet"), "serialization_dir": str(tmp_path / "run")}},
-        "test_sets": {"clean": {"data": TINY, "interface": "clean", "kind": "natural"}},
-    }
-    study = study_from_dict(raw, "study")
-    summary = run_study(study, str(tmp_path / "out"), progress=False)
-    assert summary["pairs_run"] == 1 and (tmp_path / "run" / "model.tar.gz").is_file()
-    assert not (tmp_path / "run.lock").exists()
-    archive_time = (tmp_path / "run" / "model.tar.gz").stat().st_mtime_ns
-    assert run_study(study, str(tmp_path / "out"), progress=False)["pairs_run"] == 0
-    assert (tmp_path / "run" / "model.tar.gz").stat().st_mtime_ns == archive_time
-
-
-def test_missing_archive_without_config_is_a_clear_error(tmp_path):
+def test_a_missing_archive_is_a_clear_error(tmp_path):
     archive = tmp_path / "model.tar.gz"
     archive.write_bytes(b"x")
     study = study_from_dict(
@@ -248,20 +248,6 @@ def test_missing_archive_without_config_is_a_clear_error(tmp_path):
     archive.unlink()
     with pytest.raises(StudyError, match=f"s.jsonnet: models.m.archive: not found: {archive}"):
         run_study(study, str(tmp_path / "out"), progress=False)
-
-
-def test_fingerprints_of_files_folders_and_reader_params(tmp_path):
-    (tmp_path / "wavs").mkdir()
-    (tmp_path / "wavs" / "a.wav").write_bytes(b"12")
-    first = path_fingerprint(str(tmp_path))
-    assert first.startswith("dir:") and path_fingerprint(str(tmp_path)) == first
-    (tmp_path / "wavs" / "b.wav").write_bytes(b"3")
-    assert path_fingerprint(str(tmp_path)) != first
-    assert path_fingerprint(TINY) == path_fingerprint(TINY) and len(path_fingerprint(TINY)) == 64
-    params = {"type": "squad_src", "squad_file": TINY, "nested": [{"folder": str(tmp_path)}], "name": "x"}
-    assert referenced_paths(params) == sorted([TINY, str(tmp_path)])
-    with pytest.raises(FileNotFoundError):
-        path_fingerprint(os.path.join(str(tmp_path), "none"))
 
 
 def test_noisy_set_without_originals_needs_the_clean_file(tiny_archive, tmp_path):
@@ -285,22 +271,6 @@ def test_noisy_set_without_originals_needs_the_clean_file(tiny_archive, tmp_path
     noise = json.loads((tmp_path / "out" / "results.json").read_text())["test_sets"][0]["question_noise"]
     expected = set_statistics(str(bare), TINY)
     assert noise["wer"] == pytest.approx(expected["wer"]) and noise["changed"] == expected["changed"] > 0
-
-
-def test_audio_set_key_covers_the_recordings_beside_its_file(tmp_path):
-    folder = tmp_path / "src"
-    (folder / "wavs").mkdir(parents=True)
-    (folder / "fid2qid_dev.csv").write_text("DEV000001\tq1\n")
-    (folder / "wavs" / "DEV000001_SPK001.wav").write_bytes(b"RIFF0")
-    study = study_from_dict({
-        "models": {"e2e": {"archive": str(FIXTURES / "bidaf_tiny.jsonnet"), "input": "audio"}},
-        "test_sets": {"spoken": {"data": str(folder / "fid2qid_dev.csv"), "input": "audio", "interface": "accent",
-                                 "kind": "natural"}},
-    })
-    key = runner.pair_key(study, "e2e", "spoken", str(tmp_path / "out"), runner.Fingerprints())
-    assert runner.pair_key(study, "e2e", "spoken", str(tmp_path / "out"), runner.Fingerprints()) == key
-    (folder / "wavs" / "DEV000001_SPK001.wav").write_bytes(b"RIFF01")  # a recording replaced
-    assert runner.pair_key(study, "e2e", "spoken", str(tmp_path / "out"), runner.Fingerprints()) != key
 
 
 def test_results_carry_intervals_tests_and_error_analysis_from_the_predictions(reference_run):
@@ -351,7 +321,6 @@ def test_seed_and_bootstrap_change_only_the_statistics(reference_run, tiny_archi
 
     reference_dir, _ = reference_run
     shutil.copytree(reference_dir / "pairs", tmp_path / "pairs")
-    shutil.copytree(reference_dir / "sets", tmp_path / "sets")
     study = tiny_study(tiny_archive)
     summary = run_study(study, str(tmp_path), progress=False, analysis=AnalysisOptions(bootstrap=200, seed=5, examples=1))
     assert summary["pairs_run"] == 0
@@ -371,7 +340,6 @@ def test_outputs_are_written_once_all_are_complete(reference_run, tiny_archive, 
 
     reference_dir, _ = reference_run
     shutil.copytree(reference_dir / "pairs", tmp_path / "pairs")
-    shutil.copytree(reference_dir / "sets", tmp_path / "sets")
     study = tiny_study(tiny_archive)
     run_study(study, str(tmp_path), progress=False)
     before = output_bytes(tmp_path)
@@ -398,7 +366,7 @@ def test_duplicate_question_ids_fail_naming_the_id_and_the_file(tiny_archive, tm
     with pytest.raises(StudyError, match=f"s.json: test_sets.clean.data: question id '{qid}' occurs more than once in {twice}"):
         run_study(study_from_dict(raw, "s.json"), str(tmp_path / "out"), progress=False)
     raw["test_sets"]["clean"]["data"] = TINY
-    raw["test_sets"]["keyboard"] = {"original": str(twice), "noise": {"type": "keyboard"}, "interface": "keyboard",
+    raw["test_sets"]["keyboard"] = {"data": TINY_KEYBOARD, "original": str(twice), "interface": "keyboard",
                                     "kind": "synthetic"}
     with pytest.raises(StudyError, match=f"test_sets.keyboard.original: question id '{qid}' occurs more than once"):
         run_study(study_from_dict(raw, "s.json"), str(tmp_path / "out"), progress=False)
@@ -409,7 +377,7 @@ def test_duplicate_question_ids_fail_naming_the_id_and_the_file(tiny_archive, tm
     lines = predictions.read_text().splitlines()
     predictions.write_text("\n".join(lines + lines[:1]) + "\n")
     with pytest.raises(StudyError, match=f"test set clean \\({TINY}\\): question id '{json.loads(lines[0])['id']}' occurs"):
-        runner.collect_results(study_from_dict({**raw, "test_sets": {"clean": raw["test_sets"]["clean"]}}, "s.json"),
+        collect_results(study_from_dict({**raw, "test_sets": {"clean": raw["test_sets"]["clean"]}}, "s.json"),
                                str(tmp_path / "ok"))
 
 
@@ -429,6 +397,7 @@ def test_a_model_with_several_archives_runs_each_and_shows_each_seed(tiny_archiv
     second = tmp_path / "seed1.tar.gz"
     shutil.copy(tiny_archive, second)
     typos = {"original": TINY, "interface": "keyboard", "kind": "synthetic"}
+    other = noised(tmp_path, "typos", {"type": "keyboard", "word_probability": 0.3}, seed=3)
     raw = {
         "models": {
             "plain": {"archive": str(tiny_archive), "batch_size": 4},
@@ -437,8 +406,8 @@ def test_a_model_with_several_archives_runs_each_and_shows_each_seed(tiny_archiv
         },
         "test_sets": {
             "clean": {"data": TINY, "interface": "clean", "kind": "natural"},
-            "keyboard": dict(typos, noise={"type": "keyboard", "word_probability": 0.5}, generator="keyboard"),
-            "typos": dict(typos, noise={"type": "keyboard", "word_probability": 0.3}, seed=3, generator="other_typos"),
+            "keyboard": dict(typos, data=TINY_KEYBOARD, generator="keyboard"),
+            "typos": dict(typos, data=other, generator="other_typos"),
         },
         "equivalence_margin": 2.0,
     }
@@ -466,45 +435,6 @@ def test_a_model_with_several_archives_runs_each_and_shows_each_seed(tiny_archiv
     second.unlink()
     with pytest.raises(StudyError, match=r"seeds.json: models.robust.archives\[1\]: not found"):
         run_study(study_from_dict(raw, "seeds.json", require_files=False), str(out_dir), progress=False)
-
-
-def test_the_key_covers_the_files_the_archives_own_reader_names(tmp_path):
-    """A test set without a dataset_reader is read with the archive's reader: a file that reader
-    names (a squad_file, or a {split} pattern) changing makes the pairs stale."""
-    import tarfile
-
-    squad = tmp_path / "squad_dev.json"
-    squad.write_text("{}")
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps({"dataset_reader": {"type": "squad_src", "squad_file": str(tmp_path / "squad_{split}.json")}}))
-    archive = tmp_path / "model.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        tar.add(config, "config.json")
-    study = study_from_dict({
-        "models": {"m": {"archive": str(archive)}},
-        "test_sets": {"clean": {"data": TINY, "interface": "clean", "kind": "natural"}},
-    })
-    key = runner.pair_key(study, "m", "clean", str(tmp_path / "out"), runner.Fingerprints())
-    squad.write_text('{"data": []}')
-    assert runner.pair_key(study, "m", "clean", str(tmp_path / "out"), runner.Fingerprints()) != key
-    assert referenced_paths({"squad_file": str(tmp_path / "squad_{split}.json")}) == [str(squad)]
-
-
-def test_a_generated_set_that_records_another_key_is_made_again(tiny_archive, tmp_path):
-    raw = {
-        "models": {"tiny": {"archive": str(tiny_archive)}},
-        "test_sets": {"keyboard": {"original": TINY, "noise": {"type": "keyboard"}, "interface": "keyboard", "kind": "synthetic"}},
-    }
-    study = study_from_dict(raw, "study")
-    out_dir = tmp_path / "out"
-    fingerprints = runner.Fingerprints()
-    path = runner.ensure_set(study, "keyboard", str(out_dir), fingerprints, workers=1, progress=False)
-    made = json.loads(Path(path).read_text())
-    made["noise"]["key"] = "another"
-    made["data"][0]["paragraphs"][0]["qas"][0]["question"] = "planted"
-    Path(path).write_text(json.dumps(made))
-    again = runner.ensure_set(study, "keyboard", str(out_dir), fingerprints, workers=1, progress=False)
-    assert again == path and "planted" not in Path(path).read_text()
 
 
 def test_comparisons_across_sets_and_the_f1_range_test_reach_the_results_and_markdown(tiny_archive, tmp_path):

@@ -7,6 +7,7 @@ from srcframework.studies.study import MODEL_KEYS, SET_KEYS, StudyError, load_st
 from tests.conftest import FIXTURES, ROOT, shared_file
 
 TINY = str(FIXTURES / "squad_tiny.json")
+KEYBOARD = str(FIXTURES / "squad_tiny_keyboard.json")  # `allennlp noise` of TINY
 BIDAF_TINY = str(FIXTURES / "bidaf_tiny.jsonnet")
 
 
@@ -15,7 +16,7 @@ def minimal(**overrides) -> dict:
         "models": {"m": {"archive": BIDAF_TINY}},  # any existing file passes validation
         "test_sets": {
             "clean": {"data": TINY, "interface": "clean", "kind": "natural"},
-            "kb": {"original": TINY, "noise": {"type": "keyboard"}, "interface": "keyboard", "kind": "synthetic"},
+            "kb": {"data": KEYBOARD, "original": TINY, "interface": "keyboard", "kind": "synthetic"},
         },
     }
     raw.update(overrides)
@@ -34,7 +35,7 @@ def test_fixture_study_loads_with_defaults(tmp_path):
     assert study.models["tiny"].batch_size == 4 and study.models["tiny"].cuda_device == -1
     assert list(study.test_sets) == ["clean", "keyboard"]
     keyboard = study.test_sets["keyboard"]
-    assert keyboard.noise == {"type": "keyboard", "word_probability": 0.5} and keyboard.data is None
+    assert keyboard.data == "tests/fixtures/squad_tiny_keyboard.json" and keyboard.original == "tests/fixtures/squad_tiny.json"
     assert keyboard.reference == "clean" and study.reference_of("clean") is None
     assert study.pairs == [("tiny", "clean"), ("tiny", "keyboard")]
 
@@ -71,13 +72,10 @@ def test_order_puts_clean_sets_first_then_by_order_and_name():
         (lambda r: r["models"]["m"].update(input="video"), "models.m.input: must be one of text, audio"),
         (lambda r: r["models"]["m"].update(batch_size=0), "models.m.batch_size: must be at least 1"),
         (lambda r: r["models"].update({"a b": {"archive": BIDAF_TINY}}), "models.a b: name 'a b'"),
-        (lambda r: r["models"]["m"].update(config=BIDAF_TINY), "models.m.serialization_dir: required with `config`"),
         (lambda r: r["test_sets"]["clean"].update(kind="real"), "test_sets.clean.kind: must be one of synthetic, natural"),
         (lambda r: r["test_sets"]["clean"].pop("interface"), "test_sets.clean.interface: expected a non-empty string"),
         (lambda r: r["test_sets"]["clean"].update(data="missing.json"), "test_sets.clean.data: not found: missing.json"),
-        (lambda r: r["test_sets"]["kb"].update(data=TINY), "test_sets.kb: give exactly one of `data`"),
-        (lambda r: r["test_sets"]["kb"].pop("original"), "test_sets.kb.original: required with `noise`"),
-        (lambda r: r["test_sets"]["kb"].update(noise={"p": 1}), "test_sets.kb.noise.type: expected a non-empty string"),
+        (lambda r: r["test_sets"]["kb"].pop("data"), "test_sets.kb.data: expected a non-empty string"),
         (lambda r: r["test_sets"]["kb"].update(reference="nope"), "test_sets.kb.reference: no test set named 'nope'"),
         (lambda r: r["test_sets"]["kb"].update(reference="kb"), "test_sets.kb.reference: 'kb' is not a clean set"),
         (lambda r: r["test_sets"]["kb"].update(wer_from="kb"), "test_sets.kb.wer_from: must name a set"),
@@ -105,11 +103,22 @@ def test_explicit_pair_of_other_modality_is_an_error_but_a_rule_skips_it():
     assert "pairs: no model takes the input of any test set" in error(raw)
 
 
-def test_model_to_train_defaults_archive_to_serialization_dir(tmp_path):
+@pytest.mark.parametrize("change, expected", [
+    (lambda r: r["models"].update(fresh={"config": BIDAF_TINY, "serialization_dir": "runs/x"}),
+     "study.jsonnet: models.fresh: a study only evaluates; train the model with a recipe training (`trainings` of "
+     "recipes/NAME/recipe.jsonnet, `allennlp recipe run NAME`) and give its `archive` or card id (`model`)"),
+    (lambda r: r["models"]["m"].update(config=BIDAF_TINY), "study.jsonnet: models.m: a study only evaluates; train"),
+    (lambda r: r["test_sets"].update(blind={"original": TINY, "noise": {"type": "blank"}, "interface": "blind",
+                                            "kind": "synthetic"}),
+     "study.jsonnet: test_sets.blind: a study only evaluates; make the set with a recipe step (`allennlp noise "
+     "ORIGINAL OUT --noise ...`) and give its file as `data`"),
+    (lambda r: r["test_sets"]["kb"].update(seed=1), "study.jsonnet: test_sets.kb: a study only evaluates; make the set"),
+])
+def test_a_model_to_train_or_a_set_to_generate_names_the_recipe_step_in_one_line(change, expected):
     raw = minimal()
-    raw["models"]["m"] = {"config": BIDAF_TINY, "serialization_dir": str(tmp_path / "run")}
-    spec = study_from_dict(raw).models["m"]
-    assert spec.archive == str(tmp_path / "run" / "model.tar.gz") and spec.config == BIDAF_TINY
+    change(raw)
+    message = error(raw)
+    assert message.startswith(expected) and "\n" not in message
 
 
 def test_study_file_errors_name_the_file(tmp_path):
@@ -136,16 +145,17 @@ def test_noiseqa_xquad_study_names_its_models_by_card_id(install_tiny):
                                          r"folder .*"):
         load_study(study_file)
     installed = install_tiny("bidaf-cpu-scale", "minilm-qa-cpu-scale")
-    study = load_study(study_file)
+    study = load_study(study_file, require_files=False)  # its own sets are the recipe's noise_* steps' outputs
     assert list(study.models) == ["bidaf"] and study.models["bidaf"].archive == installed["bidaf-cpu-scale"]
     assert list(study.test_sets) == [
         "clean", "noiseqa_asr", "noiseqa_keyboard", "noiseqa_translation", "ours_back_translation", "ours_keyboard",
     ]
     assert all(study.reference_of(name) == "clean" for name in list(study.test_sets)[1:])
-    assert study.test_sets["ours_back_translation"].noise == {"type": "back_translation"}
+    assert study.test_sets["ours_back_translation"].data == "runs/noiseqa_xquad/sets/ours_back_translation.json"
     # study_full: MiniLM QA and our ASR set too
-    study = load_study(str(ROOT / "recipes/noiseqa_xquad/study_full.jsonnet"))
-    assert list(study.models) == ["bidaf", "transformer"] and study.test_sets["ours_asr"].noise["type"] == "asr"
+    study = load_study(str(ROOT / "recipes/noiseqa_xquad/study_full.jsonnet"), require_files=False, runs="elsewhere")
+    assert list(study.models) == ["bidaf", "transformer"]
+    assert study.test_sets["ours_asr"].data == "elsewhere/noiseqa_xquad/sets/ours_asr.json"
     assert study.models["transformer"].archive == installed["minilm-qa-cpu-scale"]
     assert len(study.pairs) == 14
 

@@ -6,17 +6,11 @@ import re
 
 import pytest
 
-from srcframework.studies.tables import (
-    CSV_COLUMNS,
-    Estimate,
-    PValue,
-    format_cell,
-    results_csv,
-    results_markdown,
-    results_tables,
-    results_tex,
-    tex_escape,
-)
+from srcframework.studies.cells import Estimate, PValue, format_cell
+from srcframework.studies.results_csv import CSV_COLUMNS, results_csv
+from srcframework.studies.results_markdown import results_markdown
+from srcframework.studies.results_tex import results_tex, tex_escape
+from srcframework.studies.tables import results_tables
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ import io
 import json
 import tarfile
 
-from srcframework.studies.tables import training_table
+from srcframework.studies.score_tables import training_table
 from srcframework.studies.training_records import read_random_seed, read_training_record
 
 
@@ -62,7 +62,7 @@ def test_the_table_says_whether_twins_are_matched():
 
 
 def test_the_seed_tables_name_each_archive_by_its_training_seed():
-    from srcframework.studies.tables import seeds_table
+    from srcframework.studies.score_tables import seeds_table
 
     results = {"models": [{"name": "e2e", "twin": None, "training": [dict(RECORD, random_seed=1), dict(RECORD, random_seed=2)]},
                           {"name": "old", "twin": None, "training": [None, None]}],
