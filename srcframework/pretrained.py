@@ -16,7 +16,12 @@ An archive is found, in order:
    `~/.cache/srcframework/models` (`$XDG_CACHE_HOME/srcframework/models` where that is set). The
    recipes, or `allennlp models install ID`, copy what they train there;
 3. at the card's `archive_file`: a path in the repository (the archives released with the code),
-   or a URL, through AllenNLP's `cached_path` (downloaded once, then cached).
+   or a URL, through AllenNLP's `cached_path` (downloaded once, then cached);
+4. for a released model whose archive is in neither (a pip-installed package, a clone without
+   it), fetched by name from the card's `download` (a file name under `$SRCFRAMEWORK_MODELS_URL`,
+   by default `store.download.DEFAULT_MODELS_URL`, or a whole URL) into the models folder: whole
+   and with the card's sha256, or not at all (`store.download.fetch`). `allennlp models install
+   ID` fetches it the same way.
 
 Whatever is found is read to its end before it is used (`common.archive_check`: a damaged,
 truncated or git-LFS pointer file is one line), and for a released model its sha256 must be the
@@ -44,6 +49,7 @@ from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.common.files import atomic_output, file_sha256, read_json
 from srcframework.common.logs import params_not_logged
 from srcframework.store import paths
+from srcframework.store.download import MODELS_URL_ENV, DownloadError, download_url, fetch
 from srcframework.store.paths import MODELS_ENV
 
 logger = logging.getLogger(__name__)
@@ -89,6 +95,10 @@ class RecipeUsage(ModelUsage):
         Its size in bytes.
     float16 : `bool`, optional
         True when its weights are stored in half precision (`allennlp models release --float16`).
+    download : `str`, optional
+        Where a released archive is fetched by name when it is neither in the clone nor in the
+        models folder: a file name under `$SRCFRAMEWORK_MODELS_URL` (the release's `models/`
+        served over HTTP), or a whole URL; what is fetched must have `sha256`.
     results : `str`, optional
         The results file (a study's `results.json`, or `allennlp evaluate` metrics) that
         `allennlp models metrics` fills the card's figures from and `allennlp models table` reads:
@@ -111,6 +121,7 @@ class RecipeUsage(ModelUsage):
         sha256: Optional[str] = None,
         size: Optional[int] = None,
         float16: Optional[bool] = None,
+        download: Optional[str] = None,
     ) -> None:
         self.archive_file = archive_file
         self.training_config = training_config
@@ -125,6 +136,7 @@ class RecipeUsage(ModelUsage):
         self.sha256 = sha256
         self.size = size
         self.float16 = float16
+        self.download = download
 
 
 def cards_folder() -> str:
@@ -279,24 +291,51 @@ def verified_copy(card: ModelCard, path: str, fix: str, fetch: str = "") -> str:
     return path
 
 
-def checked_release(card: ModelCard) -> str:
+def checked_release(card: ModelCard, fetch_missing: bool = True) -> str:
     """The released archive's path after it is read whole and its sha256 is checked against the card
-    (`verified_copy`); a missing or changed file is a `ModelArchiveNotFound` saying how to get it."""
+    (`verified_copy`); a missing or changed file is a `ModelArchiveNotFound` saying how to get it.
+    A missing one is first fetched by name into the models folder where the card has a `download`
+    (and `fetch_missing`), and that copy's path returned."""
     path = released_file(card)
     if not os.path.isfile(path):
+        fetched, why = fetched_release(card) if fetch_missing else (None, "")
+        if fetched:
+            return fetched
         if not os.path.isdir(paths.models_dir(repository_root())):  # an installed package, not a clone
             raise ModelArchiveNotFound(
                 f"model {card.id!r} is released in the srcframework repository as {card.model_usage.archive_file}, "
-                f"which is not beside this installation ({repository_root()}): clone the repository and use it from "
-                f"the clone, or `allennlp models install {card.id} --archive CLONE/{card.model_usage.archive_file}`"
+                f"which is not beside this installation ({repository_root()}){why}: clone the repository and use it "
+                f"from the clone, or `allennlp models install {card.id} --archive CLONE/{card.model_usage.archive_file}`"
             )
         raise ModelArchiveNotFound(
-            f"model {card.id!r}: its released archive {path} is missing from this clone "
+            f"model {card.id!r}: its released archive {path} is missing from this clone{why} "
             f"(`git checkout -- {card.model_usage.archive_file}` restores it); or it is made by {making(card)}"
         )
     where = card.model_usage.archive_file
     return verified_copy(card, path, fix=f"`git checkout -- {where}`, or release it again (allennlp models release {card.id})",
                          fetch=f"run `git lfs pull` in {repository_root()} to fetch it (git-lfs installed)")
+
+
+def fetch_release(card: ModelCard) -> str:
+    """Fetches a released model's archive by name (the card's `download`) into the models folder,
+    whole and with the card's sha256 (`store.download.fetch`), and returns its path; a card with no
+    `download` or no `sha256`, or a fetch that fails, is a one-line `InputError`."""
+    usage = card.model_usage
+    if not usage.download or not usage.sha256:
+        raise InputError(f"model {card.id!r}: its card names no download (and sha256) to fetch it by name")
+    return fetch(download_url(usage.download), installed_path(card.id), usage.sha256, size=usage.size)
+
+
+def fetched_release(card: ModelCard) -> Tuple[Optional[str], str]:
+    """`(path, "")` once a released model's archive is fetched by name into the models folder;
+    `(None, why)` where the card has no `download` (why is "") or the fetch failed (why says what
+    went wrong, for the caller's line)."""
+    if not (card.model_usage.download and card.model_usage.sha256):
+        return None, ""
+    try:
+        return fetch_release(card), ""
+    except DownloadError as err:
+        return None, f", and fetching it by name failed ({err}; ${MODELS_URL_ENV} names the server)"
 
 
 def checked_install(card: ModelCard) -> str:
@@ -322,8 +361,9 @@ def archive_status(card: ModelCard) -> Tuple[str, str]:
     `(state, where)`: `installed` (the models folder's path), `released` (an archive in the
     repository that the card names, with its sha256), `built` (the recipe's output exists but is
     neither installed nor released), `hosted` (the card's URL or absolute path; whether it is
-    downloaded yet is the cache's business), `missing` (a released archive that is not in this
-    clone or installation) or `to train` (the command that makes it, and its time).
+    downloaded yet is the cache's business), `to fetch` (a released archive that is not in this
+    clone or installation, fetched by name on first use: its URL), `missing` (one with no
+    `download`) or `to train` (the command that makes it, and its time).
     """
     usage = card.model_usage
     if released_first(card):
@@ -334,6 +374,8 @@ def archive_status(card: ModelCard) -> Tuple[str, str]:
         where = released_file(card)
         if os.path.isfile(where):
             return "released", where
+        if usage.download and usage.sha256:
+            return "to fetch", download_url(usage.download)
         return "missing", f"{where} is not there; {making(card)}"
     if usage.output and os.path.isfile(usage.output):
         return "built", usage.output
@@ -435,7 +477,9 @@ def install(model_id: Optional[str] = None, archive: Optional[str] = None) -> st
     """
     Copies an archive into the models folder as `ID.tar.gz` (atomically) and returns that path.
     `archive` defaults to the card's `output`; without `model_id`, the card whose `output` is
-    `archive` is the one.
+    `archive` is the one. A released model (its card has a `download` and a `sha256`) given with
+    no archive, whose recipe output is not built, is fetched by name instead (`fetch_release`),
+    unless the models folder already holds it with the card's sha256.
     """
     if model_id is None:
         if archive is None:
@@ -443,6 +487,12 @@ def install(model_id: Optional[str] = None, archive: Optional[str] = None) -> st
         model_id = declared_by(archive)
     card = model_card(model_id)
     model_id = card.id
+    usage = card.model_usage
+    if archive is None and usage.download and usage.sha256 and not (usage.output and os.path.isfile(usage.output)):
+        target = installed_path(model_id)
+        if os.path.isfile(target) and file_sha256(target) == usage.sha256:
+            return target
+        return fetch_release(card)
     source = archive or card.model_usage.output
     if not source:
         raise InputError(f"model {model_id!r}: its card declares no output; give the archive to install")

@@ -57,6 +57,9 @@ def isolate() -> Path:
         "XDG_CONFIG_HOME": str(home / ".config"),
         "ALLENNLP_CACHE_ROOT": str(home / ".allennlp"),
         "SRCFRAMEWORK_MODELS": str(home / ".cache" / "srcframework" / "models"),
+        # a released archive fetched by name goes to the loopback, where nothing listens on port 9
+        # (the discard port): refused at once, never the release host; tests that fetch start a server
+        "SRCFRAMEWORK_MODELS_URL": "http://127.0.0.1:9/",
     })
     return home
 

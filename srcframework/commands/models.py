@@ -3,7 +3,9 @@
 - `allennlp models` (or `models list [--json]`): each card, whether its archive is here, and where
   (or which command makes it);
 - `allennlp models install [ID] [--archive PATH]`: copies an archive (default: the card's recipe
-  output; without ID, the card that declares PATH as its output) into the models folder;
+  output; without ID, the card that declares PATH as its output) into the models folder; a
+  released model with no archive given and no recipe output built is fetched by name from the
+  release host (`$SRCFRAMEWORK_MODELS_URL`), its sha256 checked, unless the folder has it already;
 - `allennlp models release ID [--archive PATH] [--float16]`: a slim copy of a finished training's
   archive into the repository's `models/ID.tar.gz`, its sha256 and size into the card;
 - `allennlp models verify`: every released archive against its card's sha256 and size;
@@ -46,7 +48,8 @@ class Models(Subcommand):
         listing.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print the list as JSON")
         listing.set_defaults(func=run_list)
 
-        installing = actions.add_parser("install", help="copy an archive into the models folder")
+        installing = actions.add_parser("install", help="copy an archive into the models folder, or fetch a released "
+                                                        "model by name ($SRCFRAMEWORK_MODELS_URL), its sha256 checked")
         installing.add_argument("model_id", nargs="?", help="a card id (default: the card declaring --archive)")
         installing.add_argument("--archive", help="the archive to install (default: the card's recipe output)")
         installing.set_defaults(func=run_install)
@@ -136,7 +139,7 @@ def run_verify(args: argparse.Namespace) -> List[str]:
     checked = []
     for model_id, card in model_cards().items():
         if is_released(card):
-            path = checked_release(card)  # a one-line error on a missing or changed file
+            path = checked_release(card, fetch_missing=False)  # a one-line error on a missing or changed file
             size = card.model_usage.size
             if size is not None and size != os.path.getsize(path):
                 raise InputError(f"model {model_id!r}: {path} has {os.path.getsize(path)} bytes, its card says {size}")

@@ -16,7 +16,8 @@ archive) into `models/`:
   most 0.1 (`compare_f1`).
 
 The card's `model_usage` then names the file (`archive_file: "models/ID.tar.gz"`) with its
-`sha256` and `size`; `srcframework.pretrained` checks the sha256 before it loads a released archive.
+`sha256` and `size`, and the name it is fetched by from the release host (`download: "ID.tar.gz"`,
+`store.download`); `srcframework.pretrained` checks the sha256 before it loads a released archive.
 A snapshot of the training under way (`srcframework.store.snapshot`) is removed once its final
 archive is released. The size limits are `srcframework.store.limits`'s.
 """
@@ -166,7 +167,7 @@ def release(model_id: str, archive: Optional[str] = None, float16: bool = False,
             os.remove(scratch)
     digest = file_sha256(target)
     write_card_fields(model_id, archive_file=relative, sha256=digest, size=os.path.getsize(target),
-                      float16=True if float16 else None)
+                      float16=True if float16 else None, download=os.path.basename(target))
     run = os.path.dirname(os.path.abspath(source))
     removed = snapshot.remove(run)
     return {"id": model_id, "archive": relative, "sha256": digest, "size": os.path.getsize(target),

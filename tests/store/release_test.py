@@ -162,7 +162,8 @@ def test_a_packaged_card_without_its_repository_says_how_to_get_the_archive(monk
                                                    r"models/bidaf-quickstart.tar.gz, which is not beside this installation") as err:
         pretrained.archive_path("bidaf-quickstart")
     assert "allennlp models install bidaf-quickstart --archive CLONE/models/bidaf-quickstart.tar.gz" in str(err.value)
-    assert archive_status(model_card("bidaf-quickstart"))[0] == "missing"
+    assert "fetching it by name failed (cannot fetch http://127.0.0.1:9/bidaf-quickstart.tar.gz" in str(err.value)
+    assert archive_status(model_card("bidaf-quickstart"))[0] == "to fetch"
 
 
 def test_release_refuses_a_card_without_output_or_an_archive_without_weights(repository, tmp_path):
