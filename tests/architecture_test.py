@@ -1,9 +1,11 @@
 """The layer map of `srcframework/` (docs/architecture.md): a module may import from its own layer
 or a lower one, never from a higher one; the import graph has no circle; only `store/` writes
-under `models/`; a study does not train. This test reads every module's imports (its whole syntax
+under `models/`; a study does not train; the significance level and the bootstrap count are
+defined once (metrics/statistics.py). This test reads every module's imports (its whole syntax
 tree, so imports inside functions count too) and names each upward one, each circle and each
-writer."""
+writer, and each second definition of the level or the bootstrap count."""
 import ast
+import re
 import sys
 from pathlib import Path
 from typing import Dict, Iterator, List, Set, Tuple
@@ -326,3 +328,86 @@ def test_a_study_that_imports_the_trainer_is_found(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
     assert trainer_imports() == ["srcframework/studies/runner.py:2 imports allennlp.commands.train",
                                  "srcframework/studies/runner.py:3 imports srcframework.training"]
+
+
+# the significance level and the bootstrap count, defined once: metrics/statistics.py's LEVEL and BOOTSTRAP
+DEFINITIONS = "metrics/statistics.py"
+LEVEL_TEXT = re.compile(r"(?<![\d.])0\.05(?!\d)")
+BOOTSTRAP_NAMES = {"bootstrap", "resamples", "BOOTSTRAP", "RESAMPLES"}
+
+
+def _docstrings(tree: ast.AST) -> Set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                found.add(id(first.value))
+    return found
+
+
+def _is_bootstrap_count(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 1000
+
+
+def second_definitions() -> List[str]:
+    """Each place outside metrics/statistics.py that writes the level (0.05, as a number or in a
+    caption's text; docstrings may document a default) or the bootstrap count (1000 given to a name
+    or an argument called bootstrap or resamples, or as the default of a `--bootstrap` option)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = path.relative_to(PACKAGE)
+        if where.as_posix() == DEFINITIONS:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        docstrings = _docstrings(tree)
+        for node in ast.walk(tree):
+            line = getattr(node, "lineno", 0)
+            if isinstance(node, ast.Constant) and type(node.value) is float and node.value == 0.05:
+                found.append(f"{where}:{line}: the level 0.05")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings \
+                    and LEVEL_TEXT.search(node.value):
+                found.append(f"{where}:{line}: the level 0.05 in a text")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                arguments = node.args.posonlyargs + node.args.args
+                defaults = list(zip(arguments[len(arguments) - len(node.args.defaults):], node.args.defaults))
+                defaults += [(a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None]
+                found += [f"{where}:{line}: the bootstrap count 1000 ({a.arg})" for a, d in defaults
+                          if a.arg in BOOTSTRAP_NAMES and _is_bootstrap_count(d)]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _is_bootstrap_count(node.value):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found += [f"{where}:{line}: the bootstrap count 1000 ({t.id})" for t in targets
+                          if isinstance(t, ast.Name) and t.id in BOOTSTRAP_NAMES]
+            elif isinstance(node, ast.Call):
+                options = {a.value.lstrip("-") for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+                for keyword in node.keywords:
+                    named = keyword.arg in BOOTSTRAP_NAMES or (keyword.arg == "default" and options & BOOTSTRAP_NAMES)
+                    if named and _is_bootstrap_count(keyword.value):
+                        found.append(f"{where}:{line}: the bootstrap count 1000 ({keyword.arg})")
+    return found
+
+
+def test_the_level_and_the_bootstrap_count_are_defined_once():
+    from srcframework.metrics import statistics
+
+    assert (statistics.LEVEL, statistics.BOOTSTRAP) == (0.05, 1000)
+    assert second_definitions() == []
+
+
+def test_a_second_level_or_bootstrap_count_is_found(tmp_path, monkeypatch):
+    fake = tmp_path / "srcframework"
+    (fake / "metrics").mkdir(parents=True)
+    (fake / "studies").mkdir()
+    (fake / "metrics" / "statistics.py").write_text("LEVEL = 0.05\nBOOTSTRAP = 1000\n")
+    (fake / "studies" / "tables.py").write_text(
+        'def note(bootstrap=1000, size=1000):\n    """p below 0.05 (documented)."""\n    return "p < 0.05"\n\n\n'
+        "ALPHA = 0.05\nresamples: int = 1000\n\n\ndef options(parser):\n"
+        "    parser.add_argument('--bootstrap', type=int, default=1000)\n    parser.add_argument('--top', default=1000)\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    assert sorted(second_definitions()) == sorted([
+        "studies/tables.py:1: the bootstrap count 1000 (bootstrap)",
+        "studies/tables.py:3: the level 0.05 in a text",
+        "studies/tables.py:6: the level 0.05",
+        "studies/tables.py:7: the bootstrap count 1000 (resamples)",
+        "studies/tables.py:11: the bootstrap count 1000 (default)",
+    ])

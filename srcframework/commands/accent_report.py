@@ -7,6 +7,7 @@ from allennlp.commands import Subcommand
 from allennlp.common.checks import ConfigurationError
 
 from srcframework.metrics.records import GROUP_KEYS, records_from_predictions
+from srcframework.metrics.statistics import BOOTSTRAP
 from srcframework.reports.accent import accent_report, markdown_report, write_accent_report
 
 
@@ -39,7 +40,7 @@ class AccentReport(Subcommand):
         )
         subparser.add_argument("--title", help="title of the Markdown report and the plot")
         subparser.add_argument(
-            "--bootstrap", type=int, default=1000,
+            "--bootstrap", type=int, default=BOOTSTRAP,
             help="bootstrap resamples for the F1 intervals (each country resampled within itself), and rounds of "
                  "the F1 range's permutation test; 0: none",
         )

@@ -9,6 +9,7 @@ from allennlp.commands import Subcommand
 
 from srcframework.commands.noise import add_shard_argument
 from srcframework.common.paths import check_output_path
+from srcframework.metrics.statistics import BOOTSTRAP, PERMUTATIONS
 from srcframework.studies.analysis import AnalysisOptions
 from srcframework.studies.runner import run_study
 from srcframework.studies.study import BOOTSTRAP_UNITS, load_study
@@ -46,11 +47,11 @@ class Compare(Subcommand):
         subparser.add_argument("--force", action="store_true", help="rerun this run's pairs even when cached")
         subparser.add_argument("--cuda-device", type=int, default=None, help="overrides every model's cuda_device")
         subparser.add_argument(
-            "--bootstrap", type=int, default=1000,
+            "--bootstrap", type=int, default=BOOTSTRAP,
             help="bootstrap resamples for each interval",
         )
         subparser.add_argument(
-            "--permutations", type=int, default=10000,
+            "--permutations", type=int, default=PERMUTATIONS,
             help="randomisation rounds of each paired test (at least; a large family gets more, or the normal approximation)",
         )
         subparser.add_argument(

@@ -6,6 +6,7 @@ import json
 
 from allennlp.commands import Subcommand
 
+from srcframework.metrics.statistics import LEVEL
 from srcframework.studies.pilot import OUTCOMES, pilot_figures, power_entry
 
 DESIGN_WORDS = {"independent": "independent arms", "paired": "seed-paired arms"}
@@ -35,7 +36,7 @@ class Power(Subcommand):
         subparser.add_argument("--model", help="the robust model (default: the pilot's first with a twin)")
         subparser.add_argument("--group", help="the group of noisy sets of a drop_difference (default: the primary one)")
         subparser.add_argument("--power", type=float, default=0.8, help="the power wanted (default: 0.8)")
-        subparser.add_argument("--alpha", type=float, default=0.05, help="the level of each test (default: 0.05)")
+        subparser.add_argument("--alpha", type=float, default=LEVEL, help=f"the level of each test (default: {LEVEL:g})")
         subparser.add_argument("--seeds", type=int, help="the planned seeds per arm (default: the pilot's)")
         subparser.add_argument("--json", action="store_true", help="print the answer as JSON")
         subparser.set_defaults(func=run)

@@ -24,6 +24,7 @@ import numpy as np
 from scipy import integrate, stats
 
 from srcframework.common.errors import InputError
+from srcframework.metrics.statistics import LEVEL
 
 DESIGNS = ("independent", "paired")
 MAX_SEEDS = 100000
@@ -50,7 +51,7 @@ def _spread(n: int, sd: float, design: str):
     return n - 1, sd / math.sqrt(n)
 
 
-def tost_power(n: int, sd: float, margin: float, difference: float = 0.0, alpha: float = 0.05,
+def tost_power(n: int, sd: float, margin: float, difference: float = 0.0, alpha: float = LEVEL,
                design: str = "independent") -> float:
     """
     The power of two one-sided t-tests of equivalence within `+-margin`.
@@ -103,7 +104,7 @@ def _smallest(passes: Callable[[int], bool], what: str) -> int:
     return high
 
 
-def tost_seeds_needed(sd: float, margin: float, power: float = 0.8, alpha: float = 0.05, difference: float = 0.0,
+def tost_seeds_needed(sd: float, margin: float, power: float = 0.8, alpha: float = LEVEL, difference: float = 0.0,
                       design: str = "independent") -> int:
     """The fewest seeds per arm (or seed pairs) whose `tost_power` reaches `power`."""
     _check_power(power)
@@ -114,7 +115,7 @@ def tost_seeds_needed(sd: float, margin: float, power: float = 0.8, alpha: float
                      f"equivalence within {margin:g}")
 
 
-def tost_detectable_margin(n: int, sd: float, power: float = 0.8, alpha: float = 0.05, difference: float = 0.0,
+def tost_detectable_margin(n: int, sd: float, power: float = 0.8, alpha: float = LEVEL, difference: float = 0.0,
                            design: str = "independent") -> float:
     """The smallest margin within which `n` seeds per arm (or pairs) show equivalence with `power`
     (bisection to 0.001 of the standard deviation)."""
@@ -158,7 +159,7 @@ def t_test_power(df: int, shift: float, alpha: float) -> float:
     return float(min(1.0, integrate.quad(passing, 0, np.inf, limit=200)[0]))
 
 
-def ttest_seeds_needed(sd: float, effect: float, power: float = 0.8, alpha: float = 0.05,
+def ttest_seeds_needed(sd: float, effect: float, power: float = 0.8, alpha: float = LEVEL,
                        design: str = "independent") -> int:
     """The fewest seeds per arm (or seed pairs) for a two-sided t-test at `alpha` to find a true
     difference of `effect` (in the figures' units) with `power`."""
@@ -170,7 +171,7 @@ def ttest_seeds_needed(sd: float, effect: float, power: float = 0.8, alpha: floa
     return _smallest(lambda n: _t_power(design, size, n, alpha) >= power, f"an effect of {effect:g}")
 
 
-def ttest_detectable(n: int, sd: float, power: float = 0.8, alpha: float = 0.05, design: str = "independent") -> float:
+def ttest_detectable(n: int, sd: float, power: float = 0.8, alpha: float = LEVEL, design: str = "independent") -> float:
     """The smallest true difference (in the figures' units) that a two-sided t-test of `n` seeds
     per arm (or pairs) finds with `power`."""
     _check(sd, alpha, design)
@@ -186,7 +187,7 @@ def ttest_detectable(n: int, sd: float, power: float = 0.8, alpha: float = 0.05,
     return float(np.squeeze(size)) * sd
 
 
-def ttest_power(n: int, sd: float, effect: float, alpha: float = 0.05, design: str = "independent") -> float:
+def ttest_power(n: int, sd: float, effect: float, alpha: float = LEVEL, design: str = "independent") -> float:
     """The power of a two-sided t-test of `n` seeds per arm (or pairs) at a true difference `effect`."""
     _check(sd, alpha, design)
     return _t_power(design, abs(effect) / sd, int(n), alpha)

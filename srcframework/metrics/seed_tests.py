@@ -22,9 +22,7 @@ import numpy as np
 from scipy import stats
 
 from srcframework.common.errors import InputError
-
-CONFIDENCE = 0.95
-LEVEL = 0.05
+from srcframework.metrics.statistics import CONFIDENCE, LEVEL
 
 
 def _paired(first: Sequence[float], second: Sequence[float]) -> np.ndarray:

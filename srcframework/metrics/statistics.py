@@ -40,8 +40,11 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+# the one definition of each: the level of every test, the confidence of every interval and the
+# bootstrap resamples of every interval (captions, commands and the seed tests read them here)
 CONFIDENCE = 0.95
 LEVEL = 0.05
+BOOTSTRAP = 1000
 PERMUTATIONS = 10000
 MAX_PERMUTATIONS = 50000
 SIGN_BLOCK = 256
@@ -81,7 +84,7 @@ def percentile_interval(statistics: np.ndarray, confidence: float = CONFIDENCE) 
 
 def bootstrap_interval(
     values: Sequence[float],
-    resamples: int = 1000,
+    resamples: int = BOOTSTRAP,
     seed: int = 0,
     confidence: float = CONFIDENCE,
     indices: Optional[np.ndarray] = None,
@@ -245,7 +248,7 @@ def tost(draws: np.ndarray, margin: float) -> Dict[str, float]:
 def paired_test(
     first: Sequence[float],
     second: Sequence[float],
-    resamples: int = 1000,
+    resamples: int = BOOTSTRAP,
     seed: int = 0,
     confidence: float = CONFIDENCE,
     indices: Optional[np.ndarray] = None,
@@ -312,7 +315,7 @@ class Resampler:
 
     def __init__(
         self,
-        resamples: int = 1000,
+        resamples: int = BOOTSTRAP,
         seed: int = 0,
         confidence: float = CONFIDENCE,
         clusters: Optional[Mapping[str, str]] = None,

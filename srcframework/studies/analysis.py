@@ -27,7 +27,7 @@ approximation where the family is too large for a corrected p to get small in 50
 from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Sequence, Tuple
 
-from srcframework.metrics.statistics import CONFIDENCE, PERMUTATIONS, Resampler, family_plan
+from srcframework.metrics.statistics import BOOTSTRAP, CONFIDENCE, PERMUTATIONS, Resampler, family_plan
 from srcframework.reports.accent import f1_range
 from srcframework.studies.error_analysis import breakdowns, flip_examples, flips
 from srcframework.studies.question_scores import PairScores
@@ -68,7 +68,7 @@ class AnalysisOptions:
         F1 points within which a robust model's clean F1 counts as its twin's (TOST).
     """
 
-    bootstrap: int = 1000
+    bootstrap: int = BOOTSTRAP
     seed: int = 0
     examples: int = 5
     permutations: int = PERMUTATIONS

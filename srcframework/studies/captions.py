@@ -2,7 +2,15 @@
 `statistics` settings the results record."""
 from typing import List
 
+from srcframework.metrics.statistics import LEVEL
 from srcframework.studies.cells import SIGNIFICANT
+
+
+def level_of(results: dict) -> float:
+    """The significance level the results' tests used (`statistics.significance_level`), else
+    `metrics.statistics.LEVEL`: what a caption says a p is compared with."""
+    return (results.get("statistics") or {}).get("significance_level", LEVEL)
+
 
 def _resampled(settings: dict) -> str:
     """What the bootstrap draws, in words."""

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Iterator, List, Optional, Tuple
 
 from srcframework.common.errors import InputError
+from srcframework.metrics.statistics import LEVEL
 from srcframework.studies.markdown_into import find_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +51,7 @@ CLAIMS_FILE = "docs/claims.json"
 # a decimal figure (3.7, -0.6, −3.8) or a percentage (44.8%, 30 %), not a date, a version or an integer
 FIGURE = re.compile(r"(?<![\w.−-])[-+±−]?\d+(?:\.\d+)?\s?%|(?<![\w.−-])[-+±−]?\d+\.\d+(?!\w|\.\d)")
 # the levels a design names, not measurements
-LEVELS = {"95%", "90%", "80%", "0.05", "0.8"}
+LEVELS = {"95%", "90%", "80%", f"{LEVEL:g}", "0.8"}
 SUMMARY = re.compile(r"^<!-- summary:(?P<name>[A-Za-z0-9_]+) -->$", re.MULTILINE)
 PLACEHOLDER = re.compile(r"\{\{(?P<body>[^{}]+)\}\}")
 # which prose of which file states a study's figures: Markdown files by the titles (H2 or H3) of

@@ -18,6 +18,8 @@ pairs, the questions held fixed), or both (the mixed model).
 """
 from typing import Any, List, Optional
 
+from srcframework.metrics.statistics import LEVEL
+from srcframework.studies.captions import level_of
 from srcframework.studies.cells import GROUP_LABELS, Estimate, PValue, Table, seed_label, seed_notes
 
 SEED_UNIT = ("Interval over the training runs: each seed pair (seed k of the model and seed k of its twin, "
@@ -55,6 +57,7 @@ def seed_tests_table(results: dict) -> Table:
                         + [PValue(tost["p"]) if tost else None,
                            PValue(tost["p_holm"]) if tost.get("p_holm") is not None else None])
     margin = (results.get("statistics") or {}).get("equivalence_margin", 1.5)
+    level = level_of(results)
     header = ["Model", "Clean-trained twin", "Outcome", "Seed pairs", "By seed pair", "Mean [95% interval over seed pairs]",
               "p", "p (Holm)", "TOST p", "TOST p (Holm)"]
     notes = [
@@ -64,7 +67,8 @@ def seed_tests_table(results: dict) -> Table:
         "pairs; p (Holm): Holm-corrected over this table's drop differences, and apart over its clean-F1 rows. The "
         "declared groups of noisy sets have their seed-level tests in their own table.",
         f"TOST p: two one-sided paired t-tests over the seed pairs that the clean-F1 change lies within +-{margin:g} "
-        "F1 points (equivalence shown when TOST p < 0.05: the 90% interval lies inside the margins).",
+        f"F1 points (equivalence shown when TOST p < {level:g}: the {round(100 * (1 - 2 * level))}% interval lies inside "
+        "the margins).",
     ]
     return Table("seed_tests", "Inference over training runs (seed pairs)", header, rows, 3, None, notes)
 
@@ -138,7 +142,7 @@ def set_groups_table(results: dict) -> Table:
         "pooled over the seeds.",
         "Drop difference: with an interval where the study computed the group from its per-question predictions "
         "(95% percentile bootstrap over the paragraphs, each with all its questions, and the seeds; † marks a "
-        "Holm-corrected randomisation p below 0.05 over this table's groups); a figure alone where the group was "
+        f"Holm-corrected randomisation p below {level_of(results):g} over this table's groups); a figure alone where the group was "
         "added to committed results from their per-seed figures (python -m srcframework.studies.reanalyse), which "
         "hold no per-question scores.",
         SEED_UNIT + " p (seeds): paired t-test over the seed pairs; p Holm (seeds): Holm-corrected over this table's "
@@ -204,7 +208,7 @@ def power_table(results: dict) -> Table:
     header = ["Model", "Clean-trained twin", "Outcome", "Test", "Design", "Pilot seeds", "SD between seeds",
               "Seeds needed", "Planned seeds", "Power with them", "Detectable with them"]
     notes = [
-        f"Power ({label}) at level {first.get('alpha', 0.05):g} for a power of {first.get('power', 0.8):g}. SD between "
+        f"Power ({label}) at level {first.get('alpha', LEVEL):g} for a power of {first.get('power', 0.8):g}. SD between "
         "seeds: for independent arms the within-arm standard deviation over seeds, pooled over the two arms; for "
         "seed pairs the standard deviation of the seed-paired differences.",
         "Seeds needed: per arm (or seed pairs) for that power; equivalence: two one-sided t-tests at a true "

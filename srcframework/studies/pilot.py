@@ -30,6 +30,7 @@ from srcframework.metrics.power import (
     ttest_power,
     ttest_seeds_needed,
 )
+from srcframework.metrics.statistics import LEVEL
 from srcframework.studies.seed_inference import random_seeds, seed_order
 
 OUTCOMES = ("clean_f1", "drop_difference")
@@ -152,7 +153,7 @@ def pilot_figures(results: dict, outcome: str = "clean_f1", model: Optional[str]
 
 
 def power_entry(figures: PilotFigures, margin: Optional[float] = None, effect: Optional[float] = None,
-                power: float = 0.8, alpha: float = 0.05, seeds: Optional[int] = None) -> dict:
+                power: float = 0.8, alpha: float = LEVEL, seeds: Optional[int] = None) -> dict:
     """
     Seeds needed and what a planned design can detect, in both designs (the paired one where the
     pilot's seeds pair up). Exactly one of `margin` (equivalence, TOST; the true difference taken
@@ -205,7 +206,7 @@ def power_entry(figures: PilotFigures, margin: Optional[float] = None, effect: O
 
 
 def add_retrospective_power(results: dict, margin: Optional[float] = None, reduction: Optional[float] = None,
-                            power: float = 0.8, alpha: float = 0.05, model: Optional[str] = None) -> List[dict]:
+                            power: float = 0.8, alpha: float = LEVEL, model: Optional[str] = None) -> List[dict]:
     """
     `results["power"]`, retrospective: for `model` (default every row with seeds in both arms),
     the clean-F1 equivalence within `margin` (default the study's), and, with `reduction` (a

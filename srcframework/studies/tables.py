@@ -25,8 +25,9 @@ The tables, each written only when the study has rows for it:
 - `f1_by_question_type`, `f1_by_length`, `f1_by_wer_bucket`: the error analysis.
 
 Scores are percentages shown with one decimal, an interval as `value [low, high]`, `†` marking a
-difference whose Holm-corrected p (over its table's family of tests) is below 0.05; `-` marks a
-cell with no value.
+difference whose Holm-corrected p (over its table's family of tests) is below the significance level
+(`metrics.statistics.LEVEL`, as the results record it); `-` marks a cell with no value.
+
 The tables are built by `score_tables.py`, `test_tables.py` and `inference_tables.py` from the
 cells of `cells.py` (with the notes of `captions.py`), and rendered by `results_markdown.py`,
 `results_csv.py` and `results_tex.py`.

@@ -3,7 +3,7 @@ each drop (`drop_tests`), model against model on a set (`model_comparisons`) and
 comparisons across sets (`cross_comparisons`)."""
 from typing import Any, Optional
 
-from srcframework.studies.captions import interval_note, statistics_notes, test_note
+from srcframework.studies.captions import interval_note, level_of, statistics_notes, test_note
 from srcframework.studies.cells import GROUP_LABELS, NO_SHARED, Estimate, PValue, Table, difference, p_cell, test_cells
 
 
@@ -44,6 +44,7 @@ def robustness_table(results: dict) -> Table:
               "p", "p (Holm)", "Drop reduction %", "Clean F1 change", "TOST p", "TOST p (Holm)", "Clean F1 verdict"]
     header += ["Mean ΔF1 by seed"] if with_seeds else []
     margin = (results.get("statistics") or {}).get("equivalence_margin", 1.5)
+    level = level_of(results)
     notes = [
         "One line per group of noisy sets: held-out generator (the sets whose noise was made by a generator the model "
         "was not trained on; the primary group), generator used in training, and all noisy sets; one group where the "
@@ -56,8 +57,8 @@ def robustness_table(results: dict) -> Table:
         "mean ΔF1, from the same draws.",
         f"Clean F1 change: the model's clean F1 minus the twin's, with its interval. TOST p: two one-sided tests "
         f"(bootstrap) that the change lies within +-{margin:g} F1 points; TOST p (Holm): corrected over this table's "
-        "rows. Verdict: equivalent (TOST p (Holm) < 0.05), not worse (the one-sided test against a loss of "
-        f"{margin:g} or more, Holm-corrected, < 0.05), else inconclusive.",
+        f"rows. Verdict: equivalent (TOST p (Holm) < {level:g}), not worse (the one-sided test against a loss of "
+        f"{margin:g} or more, Holm-corrected, < {level:g}), else inconclusive.",
     ]
     settings = results.get("statistics")
     if settings:
