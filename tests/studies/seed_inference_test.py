@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from srcframework.common.errors import InputError
+from srcframework.jobs.challenge_set import make_challenge_set
 from srcframework.metrics.statistics import Resampler
 from srcframework.studies.robustness import declared_robustness, robustness
 from srcframework.studies.runner import run_study
@@ -150,6 +151,10 @@ def test_a_study_with_seeds_and_declared_groups_carries_them_into_results_and_ta
         archives.append(str(tmp_path / f"{name}.tar.gz"))
         shutil.copy(tiny_archive, archives[-1])
     typos = {"original": TINY, "interface": "keyboard", "kind": "synthetic"}
+    sets = {}
+    for name, noise, seed in (("keyboard", 0.5, 0), ("typos", 0.3, 3)):  # as a recipe's noise steps make them
+        sets[name] = str(tmp_path / f"{name}.json")
+        make_challenge_set(TINY, sets[name], {"type": "keyboard", "word_probability": noise}, seed=seed, progress=False)
     raw = {
         "models": {
             "plain": {"archives": [str(tiny_archive), archives[1]], "batch_size": 4},
@@ -157,8 +162,8 @@ def test_a_study_with_seeds_and_declared_groups_carries_them_into_results_and_ta
         },
         "test_sets": {
             "clean": {"data": TINY, "interface": "clean", "kind": "natural"},
-            "keyboard": dict(typos, noise={"type": "keyboard", "word_probability": 0.5}, generator="keyboard"),
-            "typos": dict(typos, noise={"type": "keyboard", "word_probability": 0.3}, seed=3, generator="other_typos"),
+            "keyboard": dict(typos, data=sets["keyboard"], generator="keyboard"),
+            "typos": dict(typos, data=sets["typos"], generator="other_typos"),
         },
         "set_groups": [{"name": "typing", "sets": ["keyboard", "typos"], "label": "every typo set",
                         "declared": "2026-12-02, a correction"}],
