@@ -11,7 +11,7 @@ Only data locations live here (and SEED, the seed the seeded configs read), neve
 never a run's path and never a recipe's switch: a recipe's trainings, seeds, cards, steps and the
 paths of what they make are written once, in its `recipes/NAME/recipe.jsonnet` (`allennlp recipe
 run NAME`; the variables its configs and study read about its own outputs, such as `NOISY_TRAIN`
-or `SRC_TRANSCRIPTS`, are its `env`), and its study takes its models from there; a study names a trained model by its model card's id (`{model: 'bidaf-cpu-scale'}`), and the
+or `SRC_TRANSCRIPTS`, are its `env`), and its study takes its models and sets from there; a study names a trained model by its model card's id (`{model: 'bidaf-cpu-scale'}`), and the
 recipes install what they train into the models folder under that id (`allennlp models install`;
 see `srcframework/pretrained.py`).
 
@@ -36,10 +36,6 @@ DEFAULTS = {
     "SRC_TRAIN": "../shared/data/squad_src/fid2qid_train.csv",
     "SRC_DEV": "../shared/data/squad_src/fid2qid_dev.csv",
     "SRC_SQUAD_FILE": "../shared/data/squad/{split}-v1.1.json",
-    # the one run path left: recipes/robust_training/study.jsonnet reads its spoken XQuAD set from here
-    # when loaded by hand (`python -m srcframework.studies.reanalyse ... --study`); it goes once the
-    # study reads its recipe's paths
-    "NOISY_XQUAD": "runs/noisy",
     "SPEECHT5": "microsoft/speecht5_asr",
     # the seed of a seeded config (random, numpy, torch and noise seeds); a recipe sets it for each seed
     "SEED": "1",

@@ -21,15 +21,12 @@ def evaluate(name, folder=ROOT / "training_configs", **overrides):
     return json.loads(_jsonnet.evaluate_file(str(folder / name), ext_vars=env))
 
 
-# run paths that still have a default, and why (each goes when what reads it reads its recipe's `env`)
-RUN_PATHS_LEFT = {"NOISY_XQUAD": "recipes/robust_training/study.jsonnet, loaded by hand by the declared re-analysis"}
-
-
 def test_only_data_locations_have_defaults():
-    """A run's paths (what a recipe makes, under runs/) are its recipe's `env`, not defaults here."""
+    """A run's paths (what a recipe makes, under runs/) are its recipe's `env` or what its study reads
+    of its recipe, never defaults here."""
     run_paths = {name for name, value in config_defaults.DEFAULTS.items() if value.startswith("runs/")}
-    assert run_paths == set(RUN_PATHS_LEFT)
-    assert {"SRC_HELDOUT", "ASR_TRAIN", "SRC_TRANSCRIPTS", "NOISY_TRAIN"}.isdisjoint(config_defaults.DEFAULTS)
+    assert run_paths == set()
+    assert {"SRC_HELDOUT", "ASR_TRAIN", "SRC_TRANSCRIPTS", "NOISY_TRAIN", "NOISY_XQUAD"}.isdisjoint(config_defaults.DEFAULTS)
 
 
 def test_paper_config_uses_official_urls_and_overrides():

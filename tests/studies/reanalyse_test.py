@@ -36,7 +36,9 @@ def test_the_committed_results_are_what_the_declared_reanalysis_writes(tmp_path,
     monkeypatch.chdir(tmp_path)
     (tmp_path / "recipes").mkdir()
     shutil.copytree(RECIPE, tmp_path / "recipes" / "robust_training")
-    shutil.copy(RECIPE.parent / "recipe.libsonnet", tmp_path / "recipes")  # what recipe.jsonnet imports
+    shutil.copy(RECIPE.parent / "recipe.libsonnet", tmp_path / "recipes")  # what the study and recipe.jsonnet import
+    (tmp_path / "training_configs" / "lib").mkdir(parents=True)
+    shutil.copy(ROOT / "training_configs" / "lib" / "noisy_copies.libsonnet", tmp_path / "training_configs" / "lib")
     path = tmp_path / "recipes" / "robust_training" / "results.json"
     path.write_text(json.dumps(strip(committed), indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     assert main(COMMAND) == 0
