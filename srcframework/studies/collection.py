@@ -18,6 +18,7 @@ from srcframework.studies.seeds import mean_report, seed_figures
 from srcframework.studies.set_groups import spec_of
 from srcframework.studies.study import Study, StudyError
 from srcframework.studies.training_records import read_random_seed, read_training_record, read_validation_curve
+from srcframework.studies.unshared import say_unshared
 
 Run = Tuple[str, str, int]  # (model, test set, seed index)
 
@@ -181,7 +182,8 @@ def collect_results(
 ) -> dict:
     """The results of every pair (which must all be complete and current), as `results.json`
     holds them (the module docstring). `analysis` without a `bootstrap_unit` takes the study's,
-    and the study gives the equivalence margin."""
+    and the study gives the equivalence margin. A robustness group or comparison without shared
+    questions is said on stderr (`unshared.py`)."""
     found_runs = found_scores(study, out_dir, fingerprints or Fingerprints())
     results = {
         "study": os.path.basename(study.path),
@@ -194,5 +196,7 @@ def collect_results(
                       equivalence_margin=study.equivalence_margin)
     contexts = question_contexts(set_files(study)) if options.bootstrap_unit == "context" else None
     comparisons = [(c.label, c.first, c.second) for c in study.comparisons]
-    return add_analysis(results, question_scores(study, out_dir), options, contexts, comparisons,
-                        [spec_of(group) for group in study.set_groups])
+    results = add_analysis(results, question_scores(study, out_dir), options, contexts, comparisons,
+                           [spec_of(group) for group in study.set_groups])
+    say_unshared(results)
+    return results

@@ -34,6 +34,8 @@ def robustness_table(results: dict) -> Table:
             test = group.get("drop_test")
             cells = [row["model"], row["twin"], label, group["questions"], group["mean_drop"], group["twin_mean_drop"],
                      difference(test), p_cell(test), p_cell(test, "p_holm"), _reduction(group)]
+            if not group["questions"]:
+                cells[4] = cells[6] = NO_SHARED
             if primary and clean:
                 cells += [Estimate(clean["change"], clean["low"], clean["high"]), PValue(clean["tost_p"]),
                           PValue(clean["tost_p_holm"]), clean["verdict"]]
@@ -60,6 +62,10 @@ def robustness_table(results: dict) -> Table:
         f"rows. Verdict: equivalent (TOST p (Holm) < {level:g}), not worse (the one-sided test against a loss of "
         f"{margin:g} or more, Holm-corrected, < {level:g}), else inconclusive.",
     ]
+    if any(not group["questions"] for row in results.get("robustness", []) for group in row["groups"]):
+        notes.append(f"{NO_SHARED}: no question id is held by every pair of the group (the model and the twin, on each "
+                     "noisy set and on its clean set), so it has no figures; the sets may come from other question "
+                     "pools than their clean set (name each noisy set's own clean set as its `reference`).")
     settings = results.get("statistics")
     if settings:
         notes += interval_note(results)
@@ -70,7 +76,6 @@ def robustness_table(results: dict) -> Table:
                      "seed-averaged differences: both are conditional on the trained models. Inference over training "
                      "runs (seed pairs) is in the seed_tests table.")
     return Table("robustness", "Robust training against the clean-trained twin", header, rows, 3, None, notes)
-
 
 
 def drop_tests_table(results: dict) -> Table:
@@ -86,12 +91,16 @@ def drop_tests_table(results: dict) -> Table:
 
 
 def model_comparisons_table(results: dict) -> Table:
-    rows = [[c["set"], c["first"], c["second"]] + test_cells(c) for c in results.get("comparisons", [])]
+    rows = []
+    for c in results.get("comparisons", []):
+        cells = [c["set"], c["first"], c["second"]] + test_cells(c)
+        if not c["questions"]:
+            cells[4] = cells[7] = NO_SHARED
+        rows.append(cells)
     header = ["Test set", "Model", "Against", "Questions", "ΔEM", "p (EM)", "p Holm (EM)", "ΔF1", "p (F1)", "p Holm (F1)"]
     notes = ["Δ: the model's score minus the other model's, over the questions both answered."]
     notes += statistics_notes(results, "model_comparisons", "one model against the other")
     return Table("model_comparisons", "Model against model on each test set", header, rows, 3, None, notes)
-
 
 
 def cross_comparisons_table(results: dict) -> Table:
