@@ -1,8 +1,10 @@
 """srcframework: question answering when the question does not arrive as clean text.
 
 AllenNLP 2.10.1 and allennlp-models 2.10.1 pin packages that cannot be resolved on Python 3.11,
-so they are installed separately with ``--no-deps`` (see ``Makefile``); ``install_requires``
-lists what srcframework itself imports, all of it as binary wheels (no compiler, no root).
+so they are installed separately with ``--no-deps``; ``install_requires`` lists what srcframework
+itself imports and what AllenNLP 2.10.1 needs at run time, all of it as binary wheels (no
+compiler, no root), and ``constraints.txt`` the versions that work together. One command does
+both steps into any venv: ``python path/to/clone/scripts/install_package.py`` (docs/install.md).
 
 The speech and translation engines flite, espeak-ng and apertium are Debian programs, not Python
 packages: srcframework installs and imports without them, and a noise source or command that needs
@@ -40,6 +42,28 @@ setup(
         "transformers>=4.30,<4.44",
         "sentencepiece",
         "statsmodels",
+        # what AllenNLP 2.10.1 imports, installed with --no-deps (its own pins cannot resolve)
+        "torchvision",
+        "tokenizers>=0.19,<0.20",
+        "huggingface_hub>=0.23,<1.0",
+        "nltk",
+        "cached-path>=1.6,<1.9",
+        "fairscale==0.4.13",
+        "tensorboardX",
+        "lmdb",
+        "base58",
+        "dill",
+        "sqlitedict",
+        "termcolor",
+        "more-itertools",
+        "h5py",
+        "scikit-learn",
+        "scipy",
+        "filelock",
+        "protobuf",
+        "traitlets",
+        "requests",
+        "setuptools<81",
     ],
     extras_require={
         "bench": ["allennlp-models==2.10.1"],

@@ -1,6 +1,7 @@
 """The installed package (`pip install .`, not an editable checkout): the model cards ship inside it,
 `allennlp models` lists them, and a released id whose archive is not beside the installation says in
 one line how to get it."""
+import json
 import shutil
 import subprocess
 import sys
@@ -37,7 +38,7 @@ def installed(tmp_path_factory):
 def run_installed(target, code, tmp_path):
     """Python code run against the installed copy, from a folder with no clone in or above it."""
     env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
-           "SRCFRAMEWORK_MODELS": str(tmp_path / "models")}
+           "SRCFRAMEWORK_MODELS": str(tmp_path / "models"), "SRCFRAMEWORK_MODELS_URL": "http://127.0.0.1:9/"}
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
 
 
@@ -55,13 +56,14 @@ def test_the_cards_ship_with_the_package(installed, tmp_path):
 def test_allennlp_models_lists_them_and_a_released_id_says_how_to_get_it(installed, tmp_path):
     _, target = installed
     code = ("import sys; from allennlp.commands import main; import srcframework.allennlp_plugin\n"
-            "sys.argv = ['allennlp', 'models']; main(prog='allennlp')")
+            "sys.argv = ['allennlp', 'models', 'list', '--json']; main(prog='allennlp')")
     listing = run_installed(target, code, tmp_path)
     assert listing.returncode == 0, listing.stderr
-    rows = {line.split()[0]: line.split()[1] for line in listing.stdout.splitlines()[1:-1]}
-    assert rows["bidaf-quickstart"] == "missing"  # released in the repository, which is not here
+    rows = {row["id"]: row["archive"] for row in json.loads(listing.stdout)}
+    assert rows["bidaf-quickstart"] == "to fetch"  # released in the repository, which is not here: fetched by name
     loading = run_installed(target, "from srcframework.pretrained import load_predictor; load_predictor('bidaf-quickstart')", tmp_path)
     assert loading.returncode == 1
     last = loading.stderr.strip().splitlines()[-1]
     assert "released in the srcframework repository as models/bidaf-quickstart.tar.gz, which is not beside this installation" in last
     assert "allennlp models install bidaf-quickstart --archive CLONE/models/bidaf-quickstart.tar.gz" in last
+    assert "fetching it by name failed (cannot fetch http://127.0.0.1:9/bidaf-quickstart.tar.gz: " in last
