@@ -16,6 +16,7 @@ between a Markdown file's `<!-- models table -->` and `<!-- /models table -->` l
 """
 import json
 import os
+import re
 from typing import Dict, List, Optional, Tuple
 
 from allennlp.common.model_card import ModelCard
@@ -163,18 +164,23 @@ def headline(card: ModelCard) -> Tuple[str, str]:
     return (f"{clean[0]:.1f}" if clean else "-"), drop
 
 
+def short_time(time_here: Optional[str]) -> str:
+    """A card's `time_here` up to its first parenthesis, semicolon or colon (`about 30 min (28 min 47 s
+    measured ...)` → `about 30 min`): the table's cell; the card keeps the whole text."""
+    return re.split(r" \(|; |: ", time_here or "-", maxsplit=1)[0].rstrip(" ,.") or "-"
+
+
 def models_table(cards: Dict[str, ModelCard]) -> str:
-    """The README's "Models" table: one row per card, in id order."""
+    """The README's "Models" table: one row per card, in id order, each cell short (the command that
+    makes the archive, `short_time`); the details are on the cards."""
     lines = ["| model | what it is | clean F1 | mean drop | made by | time here |", "|---|---|---:|---:|---|---|"]
     for model_id, card in sorted(cards.items()):
         usage = card.model_usage
         details = card.model_details
         what = (details.short_description or details.description) if details else card.display_name
         made = f"`{usage.command}`" if usage.command else "-"
-        if usage.recipe:
-            made += f" ({usage.recipe})"
         clean, drop = headline(card)
-        lines.append("| " + " | ".join([f"`{model_id}`", _cell(what), clean, drop, _cell(made), _cell(usage.time_here or "-")]) + " |")
+        lines.append("| " + " | ".join([f"`{model_id}`", _cell(what), clean, drop, _cell(made), _cell(short_time(usage.time_here))]) + " |")
     return "\n".join(lines) + "\n"
 
 
