@@ -54,15 +54,15 @@ function(runs='runs')
       // transcribes the development set greedily; the study scores the transcripts
       pilot_study: {
         needs: ['transcribe_' + lever for lever in std.objectFields(levers)],
-        job: { type: 'compare', study: 'recipes/e2e_voices/pilot/study.jsonnet', output: runs + '/e2e_voices/pilot_study', workers: 1 },
-        inputs: ['recipes/e2e_voices/pilot/study.jsonnet'],
+        job: { type: 'compare', study: 'recipes/e2e_voices/study.jsonnet', output: runs + '/e2e_voices/pilot_study', workers: 1 },
+        inputs: ['recipes/e2e_voices/study.jsonnet'],
         outputs: [runs + '/e2e_voices/pilot_study/results.json'],
       },
       pilot_report: {
         needs: ['pilot_study'],
-        job: { type: 'report', results: runs + '/e2e_voices/pilot_study/results.json', recipe: 'recipes/e2e_voices/pilot', cards: false,
+        job: { type: 'report', results: runs + '/e2e_voices/pilot_study/results.json', recipe: 'recipes/e2e_voices', cards: false,
                pages: ['docs/results/e2e_voices.md'] },
-        outputs: ['recipes/e2e_voices/pilot/results.json'],
+        outputs: ['recipes/e2e_voices/results.json'],
       },
     } + {
       ['transcribe_' + lever]: {
