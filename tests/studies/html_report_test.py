@@ -7,7 +7,6 @@ import pytest
 
 from srcframework.studies.html_report import report_html
 from srcframework.studies.plots import PLOT_NAMES
-from srcframework.studies.outputs import write_outputs
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -89,27 +88,6 @@ def test_images_render_in_headless_chromium(study_dir, tmp_path):
     for name in ("report.html",) + PLOT_NAMES[:-1]:  # the last figure left out
         shutil.copy(out_dir / name, tmp_path / name)
     assert loaded_images(tmp_path / "report.html") == ("4", "5")
-
-
-def test_write_outputs_lists_the_files(study_dir, tmp_path):
-    _, results = study_dir
-    names = write_outputs(results, str(tmp_path))
-    assert names == ["results.json", "results.md", "results.csv", "results.tex", *PLOT_NAMES, "report.html"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
-
-
-def test_a_study_without_per_country_scores_has_no_country_figure(study_dir, tmp_path):
-    import copy
-
-    _, results = study_dir
-    write_outputs(results, str(tmp_path))
-    plain = copy.deepcopy(results)
-    for pair in plain["pairs"]:
-        pair["by_country"] = {}
-    names = write_outputs(plain, str(tmp_path))
-    assert "f1_by_country.png" not in names and not (tmp_path / "f1_by_country.png").exists()  # the old one removed
-    page = (tmp_path / "report.html").read_text(encoding="utf-8")
-    assert "f1_by_country.png" not in page and "F1 by country" not in page
 
 
 def test_example_flips_list_both_questions_answers_and_predictions():
