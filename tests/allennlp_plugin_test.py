@@ -49,3 +49,16 @@ def test_the_allennlp_plugin_module_adds_the_rest():
     assert found["registered"] and found["patched"] and found["evaluate_wrapped"] and found["plugins_loaded"]
     assert {"SHARED_DATA", "SQUAD_TRAIN", "SEED"} <= set(found["new_env"])
     assert not found["hook_changed"]  # the one-line handler is for the allennlp command line only
+
+
+def test_loading_the_plugin_builds_nothing_that_no_command_asked_for():
+    """Every `allennlp` process imports the plugin: the WER normaliser (jiwer's RemovePunctuation
+    walks every Unicode code point when it is made) is made on first use, not at import."""
+    code = ("import srcframework.allennlp_plugin\n"
+            "from srcframework.metrics import text_noise\n"
+            "print(text_noise.normalizer.cache_info().currsize, text_noise.normalize_for_wer(\"Tesla's  X.25?\"),\n"
+            "      text_noise.normalizer.cache_info().currsize)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["0", "teslas", "x25", "1"]
