@@ -392,8 +392,10 @@ def archive_path(model_id: str) -> str:
        (`models/ID.tar.gz`);
     2. the models folder's copy (`installed_path`);
     3. the archive released in the repository, else the hosted one fetched through `cached_path`;
+    4. for a released model whose archive is not in the repository here, its card's `download`,
+       fetched by name into the models folder (`fetch_release`);
 
-    else `ModelArchiveNotFound` naming the command that makes it. Whatever is found is read to its
+    else `ModelArchiveNotFound` naming the command that makes it (and why a fetch failed). Whatever is found is read to its
     end first (`check_archive`), and for a card that records a sha256 it must match it, wherever
     it was found (`verified_copy`): a released id loads only its release.
     """
