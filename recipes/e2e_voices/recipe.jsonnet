@@ -54,7 +54,7 @@ function(runs='runs')
       // transcribes the development set greedily; the study scores the transcripts
       pilot_study: {
         needs: ['transcribe_' + lever for lever in std.objectFields(levers)],
-        job: { type: 'compare', study: 'recipes/e2e_voices/study.jsonnet', output: runs + '/e2e_voices/pilot_study', workers: 1 },
+        job: { type: 'compare', study: 'recipes/e2e_voices/study.jsonnet', output: runs + '/e2e_voices/pilot_study', workers: 1, runs: runs },
         inputs: ['recipes/e2e_voices/study.jsonnet'],
         outputs: [runs + '/e2e_voices/pilot_study/results.json'],
       },
@@ -89,7 +89,6 @@ function(runs='runs')
       }
       for lever in std.objectFields(levers)
     },
-    env: { RUNS: runs },
     groups: {
       pilot: ['pilot_control', 'pilot_voices', 'pilot_augmentation'],
     },

@@ -5,16 +5,16 @@
 // recogniser's WER and CER against the typed questions (the pilot's outcome); the F1 table the
 // cascade's F1 on the development set (descriptive). No test voice is read.
 // `allennlp recipe run e2e_voices pilot_study pilot_report`.
-local data = std.extVar('RUNS');
-local development = data + '/spoken_voices/development/';
 local levers = ['start', 'control', 'voices', 'augmentation'];
 
-{
+function(runs='runs')
+  local development = runs + '/spoken_voices/development/';
+  {
   models: {
     bidaf: { model: 'bidaf-clean', batch_size: 40 },
   },
   test_sets: {
-    typed: { data: data + '/data/validation_articles.json', interface: 'clean', kind: 'natural' },
+    typed: { data: runs + '/data/validation_articles.json', interface: 'clean', kind: 'natural' },
   } + {
     ['transcripts_' + lever]: {
       data: development + 'transcripts_' + lever + '.json',

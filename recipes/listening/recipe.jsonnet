@@ -18,7 +18,7 @@ function(runs='runs')
       },
       study: {
         needs: ['e2e_cpu_sets'],
-        job: { type: 'compare', study: 'recipes/listening/study.jsonnet', output: out + '/study', workers: 2 },
+        job: { type: 'compare', study: 'recipes/listening/study.jsonnet', output: out + '/study', workers: 2, runs: runs },
         inputs: ['recipes/listening/study.jsonnet'],
         outputs: [out + '/study/results.json'],
       },
