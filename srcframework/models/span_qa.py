@@ -30,7 +30,12 @@ class SpanQA(Model):
     span_head : `SpanHead`
     question_encoder : `FieldEncoder`, optional
         Encodes the `question` field. When omitted, the context encoder is used with the same
-        weights (BiDAF's setting).
+        weights (BiDAF's setting). Where it carries an auxiliary loss (the `speecht5` encoder's
+        `ctc_weight`) and a batch carries its targets (`question_targets`: the `squad_src`
+        reader's `ctc_targets`), the loss is the span loss plus the encoder's weight times that
+        loss, reported as the metric `question_<name>` (`question_ctc_loss`, the mean over the
+        batches since the last reset); the span head never sees it. Targets given to a question
+        encoder without an auxiliary loss are an `InputError`.
     initializer : `InitializerApplicator`, optional
     regularizer : `RegularizerApplicator`, optional
     group_by_length : `bool`, optional (default = `True`)
@@ -94,6 +99,7 @@ class SpanQA(Model):
         self._span_accuracy = BooleanAccuracy()
         self._squad = SquadEmAndF1()
         self._decoded_batches = 0
+        self._auxiliary_sum, self._auxiliary_batches = 0.0, 0
         initializer(self)
 
     def forward(  # type: ignore
@@ -103,15 +109,23 @@ class SpanQA(Model):
         span_start: Optional[torch.LongTensor] = None,
         span_end: Optional[torch.LongTensor] = None,
         metadata: Optional[List[Dict[str, Any]]] = None,
+        question_targets: Optional[torch.Tensor] = None,
     ) -> Dict[str, torch.Tensor]:
         if span_start is not None:
             span_start, span_end = span_start.view(-1), span_end.view(-1)
         self._check_context_lengths(context, metadata)
-        output = self._shared_context_spans(context, question, span_start, span_end)
+        self._check_targets(question_targets)
+        auxiliary = None if question_targets is None else self._auxiliary_key()
+        output = self._shared_context_spans(context, question, span_start, span_end, question_targets)
         if output is None:
-            output = self._grouped_spans(context, question, span_start, span_end)
+            output = self._grouped_spans(context, question, span_start, span_end, question_targets)
         if output is None:
-            output = self._spans(context, question, span_start, span_end)
+            output = self._spans(context, question, span_start, span_end, question_targets)
+        if auxiliary is not None:
+            self._auxiliary_sum += float(output[auxiliary].detach())
+            self._auxiliary_batches += 1
+            if "loss" in output:
+                output["loss"] = output["loss"] + self._question_encoder().auxiliary_loss_weight * output[auxiliary]
         if "best_span" in output:
             self._decoded_batches += 1
         if "best_span" in output and span_start is not None:
@@ -139,6 +153,22 @@ class SpanQA(Model):
                 self._squad(answer, meta.get("answers") or [])
         return output
 
+    def _question_encoder(self) -> FieldEncoder:
+        return self.question_encoder or self.context_encoder
+
+    def _auxiliary_key(self) -> Optional[str]:
+        """The output key and metric of the question encoder's auxiliary loss (None where it has none)."""
+        name = self._question_encoder().auxiliary_loss_name
+        return None if name is None else "question_" + name
+
+    def _check_targets(self, question_targets) -> None:
+        """An `InputError` where the batch carries targets that the question encoder has no loss for."""
+        if question_targets is not None and self._auxiliary_key() is None:
+            raise InputError(
+                "span_qa: the batch carries question_targets (the squad_src reader's ctc_targets), but the question "
+                "encoder has no auxiliary loss to take them (the speecht5 encoder's ctc_weight above 0)"
+            )
+
     def _check_context_lengths(self, context, metadata) -> None:
         """An `InputError` naming the question when a context is longer than `max_context_tokens`."""
         if self.max_context_tokens is None or not isinstance(context, dict):
@@ -154,15 +184,22 @@ class SpanQA(Model):
                 "memory a thousand tokens for BiDAF)"
             )
 
-    def _spans(self, context, question, span_start, span_end, encoded=None) -> Dict[str, torch.Tensor]:
-        """The span head's outputs for the batch as it is; `encoded`: the context's encoding and
-        mask where they were computed already."""
+    def _spans(self, context, question, span_start, span_end, question_targets=None, encoded=None) -> Dict[str, torch.Tensor]:
+        """The span head's outputs for the batch as it is, with the question encoder's auxiliary
+        loss where `question_targets` are given; `encoded`: the context's encoding and mask where
+        they were computed already."""
         context_encoded, context_mask = encoded if encoded is not None else self.context_encoder(context)
-        question_encoder = self.question_encoder or self.context_encoder
-        question_encoded, question_mask = question_encoder(question)
-        return self.span_head(context_encoded, context_mask, question_encoded, question_mask, span_start, span_end)
+        question_encoder = self._question_encoder()
+        if question_targets is None:
+            question_encoded, question_mask = question_encoder(question)
+        else:
+            question_encoded, question_mask, auxiliary = question_encoder.forward_with_auxiliary_loss(question, question_targets)
+        output = self.span_head(context_encoded, context_mask, question_encoded, question_mask, span_start, span_end)
+        if question_targets is not None:
+            output[self._auxiliary_key()] = auxiliary
+        return output
 
-    def _grouped_spans(self, context, question, span_start, span_end) -> Optional[Dict[str, torch.Tensor]]:
+    def _grouped_spans(self, context, question, span_start, span_end, question_targets=None) -> Optional[Dict[str, torch.Tensor]]:
         """The span head's outputs computed in groups of similar context length and at most
         `max_group_positions` positions, or None where the batch runs as it is (see
         `group_by_length`). A context whose tensors cannot be cut to a group's longest context
@@ -178,9 +215,11 @@ class SpanQA(Model):
         if not groups_of.needs_groups(lengths, self.max_group_positions):
             return None
         groups = groups_of.length_groups(lengths, max_positions=self.max_group_positions)
-        return self._spans_by_group(context, question, span_start, span_end, groups, lengths, trim)
+        return self._spans_by_group(context, question, span_start, span_end, question_targets, groups, lengths, trim)
 
-    def _shared_context_spans(self, context, question, span_start, span_end) -> Optional[Dict[str, torch.Tensor]]:
+    def _shared_context_spans(
+        self, context, question, span_start, span_end, question_targets=None
+    ) -> Optional[Dict[str, torch.Tensor]]:
         """Outside training, the span head's outputs with each distinct context of the batch
         encoded once (in groups under `max_group_positions`) and the head run on the rows in the
         groups `_grouped_spans` would make; None where no two rows share a context, in training
@@ -215,13 +254,16 @@ class SpanQA(Model):
             groups = groups_of.length_groups(lengths, max_positions=self.max_group_positions)
         else:
             groups = [list(range(batch_size))]
-        return self._spans_by_group(context, question, span_start, span_end, groups, lengths, True, encoded_rows)
+        return self._spans_by_group(
+            context, question, span_start, span_end, question_targets, groups, lengths, True, encoded_rows
+        )
 
     def _spans_by_group(
-        self, context, question, span_start, span_end, groups, lengths, trim, encoded_rows=None
+        self, context, question, span_start, span_end, question_targets, groups, lengths, trim, encoded_rows=None
     ) -> Dict[str, torch.Tensor]:
         """The span head run on each group of rows in turn, its outputs put back in batch order at
-        the batch's width. With `trim`, a group's context tensors are cut to its longest row
+        the batch's width (an auxiliary loss, a batch mean like `loss`, as the groups' mean weighted
+        by their sizes). With `trim`, a group's context tensors are cut to its longest row
         (`lengths`); `encoded_rows(rows, rows_context)`: those rows' context encoding and mask,
         where it was computed already."""
         mask = get_text_field_mask(context)
@@ -238,25 +280,37 @@ class SpanQA(Model):
                 groups_of.select_rows(question, index, batch_size),
                 None if span_start is None else span_start.index_select(0, index),
                 None if span_end is None else span_end.index_select(0, index),
+                None if question_targets is None else question_targets.index_select(0, index),
                 encoded=None if encoded_rows is None else encoded_rows(rows, rows_context),
             ))
-        return groups_of.merge_outputs(parts, groups, batch_size, width, ("span_start_logits", "span_end_logits"))
+        merged = groups_of.merge_outputs(parts, groups, batch_size, width, ("span_start_logits", "span_end_logits"))
+        if question_targets is not None:
+            auxiliary = self._auxiliary_key()
+            merged[auxiliary] = sum(part[auxiliary] * len(rows) for part, rows in zip(parts, groups)) / batch_size
+        return merged
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         """Span accuracies and SQuAD EM/F1 (0-1) of the decoded batches; spans are decoded only
-        outside training, so training reports its loss alone."""
+        outside training, so training reports its loss alone (and the question encoder's
+        auxiliary loss, `question_ctc_loss`, over the batches that carried its targets)."""
+        metrics: Dict[str, float] = {}
+        if self._auxiliary_batches:
+            metrics[self._auxiliary_key()] = self._auxiliary_sum / self._auxiliary_batches
+            if reset:
+                self._auxiliary_sum, self._auxiliary_batches = 0.0, 0
         if not self._decoded_batches:
-            return {}
+            return metrics
         if reset:
             self._decoded_batches = 0
         squad = self._squad.get_metric(reset)
-        return {
+        metrics.update({
             "start_acc": self._start_accuracy.get_metric(reset),
             "end_acc": self._end_accuracy.get_metric(reset),
             "span_acc": self._span_accuracy.get_metric(reset),
             "em": squad["em"],
             "f1": squad["f1"],
-        }
+        })
+        return metrics
 
     @classmethod
     def _load(cls, config, serialization_dir, weights_file=None, cuda_device: int = -1) -> "Model":

@@ -35,6 +35,8 @@ BLANK = "<blank>"
 CHARACTERS: List[str] = [BLANK, " ", "'"] + list("abcdefghijklmnopqrstuvwxyz") + list("0123456789")
 HEAD_FILE = "ctc_head.safetensors"
 VOCABULARY_FILE = "ctc_vocabulary.json"
+# what pads a row of CTC targets in a batch (no character has a negative id)
+TARGET_PADDING = -1
 _APOSTROPHES = re.compile(r"[\u2018\u2019\u02bc`\u00b4]")
 
 
@@ -49,6 +51,12 @@ def normalize_transcript(text: str, characters: Sequence[str] = CHARACTERS) -> s
     text = "".join(c for c in text if not unicodedata.combining(c)).lower()
     text = "".join(c if c in allowed else " " for c in text)
     return " ".join(text.split())
+
+
+def character_ids(text: str, characters: Sequence[str] = CHARACTERS) -> List[int]:
+    """The ids in `characters` of `text` normalised (`normalize_transcript`): a CTC target."""
+    index = {c: i for i, c in enumerate(characters)}
+    return [index[c] for c in normalize_transcript(text, characters)]
 
 
 def pad_rows(rows: List[torch.Tensor]) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -153,7 +161,7 @@ class SpeechT5CtcNetwork(torch.nn.Module):
 
     def targets(self, texts: Sequence[str]) -> Tuple[torch.Tensor, torch.Tensor]:
         """The concatenated character ids of the normalised `texts` and their lengths (CTC targets)."""
-        ids = [[self.index[c] for c in normalize_transcript(text, self.characters)] for text in texts]
+        ids = [character_ids(text, self.characters) for text in texts]
         flat = torch.tensor(list(itertools.chain.from_iterable(ids)), dtype=torch.long)
         return flat, torch.tensor([len(row) for row in ids], dtype=torch.long)
 

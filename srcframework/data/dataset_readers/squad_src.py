@@ -5,8 +5,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import numpy
+import torch
 from allennlp.data import DatasetReader, Instance
-from allennlp.data.fields import MetadataField
+from allennlp.data.fields import MetadataField, TensorField
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token, Tokenizer
 
@@ -31,6 +32,7 @@ from srcframework.data.squad_src_layout import (
     raise_or_count,
 )
 from srcframework.data.tokenizers.blank_spacy import BlankSpacyTokenizer
+from srcframework.speech.speecht5_ctc_network import TARGET_PADDING, character_ids
 
 logger = logging.getLogger(__name__)
 
@@ -126,6 +128,12 @@ class SquadSrcReader(DatasetReader):
         SoX runs as a process of its own, so on several cores a read goes faster (SoX spends
         much of an utterance's time starting and piping). The instances, their order, their
         perturbations and the errors raised are the same for any number.
+    ctc_targets : `bool`, optional (default = `False`)
+        Add a `question_targets` field: the typed question's characters, normalised as the
+        `speecht5_ctc` recogniser normalises its targets (`normalize_transcript`), as ids of its
+        characters (`speecht5_ctc_network.CHARACTERS`; padded with -1 in a batch), for the CTC
+        loss of the `speecht5` question encoder's `ctc_weight`. Give it to `dataset_reader`
+        only: readers without it read what they read before.
     """
 
     def __init__(
@@ -146,6 +154,7 @@ class SquadSrcReader(DatasetReader):
         noise_seed: int = 0,
         loading_threads: int = 1,
         folder_squad_file_first: bool = False,
+        ctc_targets: bool = False,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
@@ -172,6 +181,7 @@ class SquadSrcReader(DatasetReader):
             raise ValueError(f"squad_src: loading_threads must be a whole number of at least 1, got {loading_threads!r}")
         self.loading_threads = loading_threads
         self.folder_squad_file_first = folder_squad_file_first
+        self.ctc_targets = ctc_targets
         # set by the `reader_epoch` trainer callback; None: reads are counted as epochs
         self.epoch: Optional[int] = None
         self._reads = 0
@@ -393,4 +403,9 @@ class SquadSrcReader(DatasetReader):
             "extra": dict(extra or {}),
         }
         fields["metadata"] = MetadataField(metadata)
+        if self.ctc_targets:
+            if question is None:
+                raise ValueError(f"squad_src: ctc_targets needs the question's text, and question {question_id!r} has none")
+            ids = torch.tensor(character_ids(question), dtype=torch.long)
+            fields["question_targets"] = TensorField(ids, padding_value=TARGET_PADDING)
         return Instance(fields)

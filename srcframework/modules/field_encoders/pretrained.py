@@ -96,10 +96,18 @@ class PretrainedFieldEncoder(FieldEncoder):
     def encode(self, field_tensors) -> Tuple[torch.Tensor, torch.BoolTensor]:
         raise NotImplementedError
 
-    def forward(self, field_tensors) -> Tuple[torch.Tensor, torch.BoolTensor]:  # type: ignore
+    def encode_pretrained(self, field_tensors) -> Tuple[torch.Tensor, torch.BoolTensor]:
+        """The pretrained model's encodings and mask (`encode`), without gradients when frozen."""
         with torch.set_grad_enabled(torch.is_grad_enabled() and not self.freeze):
-            encoded, mask = self.encode(field_tensors)
+            return self.encode(field_tensors)
+
+    def project(self, encoded: torch.Tensor) -> torch.Tensor:
+        """Dropout and the projection to `output_dim` of the pretrained encodings."""
         encoded = self.dropout(encoded)
         if self.projection is not None:
             encoded = self.projection(encoded)
-        return encoded, mask
+        return encoded
+
+    def forward(self, field_tensors) -> Tuple[torch.Tensor, torch.BoolTensor]:  # type: ignore
+        encoded, mask = self.encode_pretrained(field_tensors)
+        return self.project(encoded), mask
