@@ -400,3 +400,36 @@ def test_a_sox_error_names_the_recording(built, tmp_path, monkeypatch):
     reader = SquadSrcReader(audio_perturbation=AudioPerturbation(), noise_seed=3)
     with pytest.raises(RuntimeError, match=rf"^{wav(built, 0)}: sox failed \(exit 2\): no such effect"):
         list(reader.read(str(built / "fid2qid_dev.csv")))
+
+
+def test_ctc_targets_are_the_normalised_characters_of_each_question(built):
+    from allennlp.data import Batch
+
+    from srcframework.speech.speecht5_ctc_network import CHARACTERS, normalize_transcript
+
+    _, plain = read(built)
+    _, instances = read(built, ctc_targets=True)
+    assert all("question_targets" not in instance.fields for instance in plain)
+    for instance in instances:
+        text = instance["metadata"]["question"]
+        ids = instance["question_targets"].tensor.tolist()
+        assert "".join(CHARACTERS[i] for i in ids) == normalize_transcript(text) != ""
+        assert 0 not in ids  # the blank is never a target
+    # a batch pads each row with -1, past its own characters
+    Batch(instances).index_instances(Vocabulary())
+    targets = Batch(instances).as_tensor_dict()["question_targets"]
+    lengths = [len(instance["question_targets"].tensor) for instance in instances]
+    assert targets.shape == (6, max(lengths)) and min(lengths) < max(lengths)
+    assert [(row >= 0).sum().item() for row in targets] == lengths
+    assert all((row[length:] == -1).all() for row, length in zip(targets, lengths))
+
+
+def test_ctc_targets_of_a_typed_question_with_accents_and_a_question_without_text(built):
+    reader = SquadSrcReader(ctc_targets=True)
+    context = "The harbour was dredged in 1882 by the Velmont Company."
+    instance = reader.text_to_instance(str(wav(built, 0)), context, question="Who dredged Zürich’s harbour in 1882?")
+    from srcframework.speech.speecht5_ctc_network import CHARACTERS
+
+    assert "".join(CHARACTERS[i] for i in instance["question_targets"].tensor.tolist()) == "who dredged zurich's harbour in 1882"
+    with pytest.raises(ValueError, match="ctc_targets needs the question's text, and question 'x' has none"):
+        reader.text_to_instance(str(wav(built, 0)), context, question_id="x")
