@@ -166,3 +166,116 @@ class TestSpanQASpokenQuestions(SpanQAModelChecks, ModelTestCase):
         assert all(answer in instance["metadata"]["context"]
                    for answer, instance in zip(output["best_span_str"], self.instances))
         assert type(self.model.question_encoder).__name__ == "SpeechT5AudioEncoder"
+
+
+# A CTC loss on the speech encoder beside the span loss (the speecht5 encoder's ctc_weight)
+
+CTC_CONTEXTS = ["the harbour was built in 1850 by the river", "what river flows by the harbour"]
+CTC_QUESTIONS = ["When was the harbour built?", "What flows by it?"]
+
+
+@pytest.fixture(scope="module")
+def ctc_recognizer(tmp_path_factory):
+    from tests.tiny_models import save_tiny_ctc_recognizer
+
+    return save_tiny_ctc_recognizer(tmp_path_factory.mktemp("ctc_recognizer"))
+
+
+def ctc_model(recognizer, vocab, seed=0, **encoder):
+    from tests.tiny_models import span_qa_params
+
+    question_encoder = {"type": "speecht5", "model_name": recognizer, "output_dim": 10, **encoder}
+    torch.manual_seed(seed)
+    return Model.from_params(vocab=vocab, params=Params(span_qa_params(question_encoder))).eval()
+
+
+def ctc_batch():
+    from srcframework.speech.speecht5_ctc_network import character_ids
+    from tests.tiny_models import audio_batch, context_batch
+
+    vocab, context = context_batch(CTC_CONTEXTS)
+    rows = [torch.tensor(character_ids(text)) for text in CTC_QUESTIONS]
+    targets = torch.nn.utils.rnn.pad_sequence(rows, batch_first=True, padding_value=-1)
+    batch = {
+        "context": context,
+        "question": audio_batch([24000, 16000], seed=4),
+        "span_start": torch.tensor([[6], [1]]),
+        "span_end": torch.tensor([[6], [1]]),
+    }
+    return vocab, batch, targets
+
+
+def independent_ctc_loss(model, question, texts):
+    """torch's CTC loss of the question encoder's CTC layer on its speech encodings, from the texts."""
+    from srcframework.speech.speecht5_ctc_network import character_ids
+
+    encoder = model.question_encoder
+    hidden, mask = encoder.encode(question)
+    log_probs = torch.log_softmax(encoder.ctc_layer(hidden), -1).transpose(0, 1)
+    ids = [character_ids(text) for text in texts]
+    flat = torch.tensor([i for row in ids for i in row])
+    return torch.nn.functional.ctc_loss(log_probs, flat, mask.sum(-1), torch.tensor([len(row) for row in ids]), blank=0)
+
+
+def test_with_ctc_weight_0_the_model_is_todays(ctc_recognizer):
+    vocab, batch, targets = ctc_batch()
+    today = ctc_model(ctc_recognizer, vocab)
+    off = ctc_model(ctc_recognizer, vocab, ctc_weight=0.0)
+    assert today.state_dict().keys() == off.state_dict().keys()
+    assert all(torch.equal(value, off.state_dict()[key]) for key, value in today.state_dict().items())
+    expected, found = today(**batch), off(**batch)
+    assert torch.equal(expected["loss"], found["loss"])
+    assert torch.equal(expected["span_start_logits"], found["span_start_logits"])
+    assert torch.equal(expected["best_span"], found["best_span"])
+    assert "question_ctc_loss" not in found and "question_ctc_loss" not in off.get_metrics()
+    # targets for an encoder without a CTC layer
+    with pytest.raises(ValueError, match="carries question_targets .* has no auxiliary loss") as error:
+        off(**batch, question_targets=targets)
+    assert "\n" not in str(error.value)
+
+
+def test_the_loss_is_the_span_loss_plus_the_weighted_ctc_loss(ctc_recognizer):
+    vocab, batch, targets = ctc_batch()
+    model = ctc_model(ctc_recognizer, vocab, ctc_weight=0.3)
+    span_only = model(**batch)
+    both = model(**batch, question_targets=targets)
+    ctc = independent_ctc_loss(model, batch["question"], CTC_QUESTIONS)
+    assert torch.isfinite(ctc) and ctc > 0
+    assert torch.allclose(both["question_ctc_loss"], ctc)
+    assert torch.allclose(both["loss"], span_only["loss"] + 0.3 * ctc)
+    # the span head saw the same encodings either way
+    assert torch.equal(both["span_start_logits"], span_only["span_start_logits"])
+    assert model.get_metrics(reset=True)["question_ctc_loss"] == pytest.approx(float(ctc.detach()), rel=1e-5)
+    assert "question_ctc_loss" not in model.get_metrics()
+
+
+def test_the_ctc_term_trains_the_speech_encoder(ctc_recognizer):
+    vocab, batch, targets = ctc_batch()
+    model = ctc_model(ctc_recognizer, vocab, ctc_weight=0.3)
+    layer = model.question_encoder.model.wrapped_encoder.layers[0].attention.k_proj.weight
+
+    def gradient(loss):
+        model.zero_grad()
+        loss.backward()
+        return layer.grad.clone()
+
+    both = gradient(model(**batch, question_targets=targets)["loss"])
+    span_only = gradient(model(**batch)["loss"])
+    ctc = gradient(independent_ctc_loss(model, batch["question"], CTC_QUESTIONS))
+    assert ctc.abs().sum() > 0
+    assert torch.allclose(both - span_only, 0.3 * ctc, atol=1e-6)
+    model.zero_grad()
+    model(**batch, question_targets=targets)["question_ctc_loss"].backward()
+    assert model.question_encoder.ctc_layer.weight.grad.abs().sum() > 0
+    assert model.question_encoder.projection.weight.grad is None  # the CTC loss is before the projection
+
+
+def test_the_ctc_loss_of_a_batch_run_in_groups_is_the_batchs(ctc_recognizer):
+    vocab, batch, targets = ctc_batch()
+    whole = ctc_model(ctc_recognizer, vocab, ctc_weight=0.3)
+    grouped = ctc_model(ctc_recognizer, vocab, ctc_weight=0.3)
+    whole.group_by_length, grouped.max_group_positions = False, 10  # one row a group
+    expected = whole(**batch, question_targets=targets)
+    found = grouped(**batch, question_targets=targets)
+    assert torch.allclose(found["question_ctc_loss"], expected["question_ctc_loss"])
+    assert torch.allclose(found["loss"], expected["loss"])
