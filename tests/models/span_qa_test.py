@@ -2,7 +2,7 @@ import pytest
 import torch
 from allennlp.common import Params
 from allennlp.common.testing import ModelTestCase
-from allennlp.data import Batch
+from allennlp.data import Batch, DatasetReader
 from allennlp.models import Model
 
 from tests.conftest import FIXTURES
@@ -157,6 +157,23 @@ class TestSpanQASpokenQuestions(SpanQAModelChecks, ModelTestCase):
             found = loaded(**batch_tensors(self.instances, self.vocab))
         assert torch.equal(expected["span_start_logits"], found["span_start_logits"])
         assert found["best_span_str"] == expected["best_span_str"]
+
+    def test_a_reader_with_ctc_targets_trains_a_model_with_a_ctc_weight(self):
+        """The reader's `question_targets` reach span_qa by name, through AllenNLP's batching."""
+        import json
+
+        config = Params.from_file(str(self.param_file)).as_dict(quiet=True)
+        config["dataset_reader"]["ctc_targets"] = True
+        config["model"]["question_encoder"]["ctc_weight"] = 0.3
+        reader = DatasetReader.from_params(Params(config["dataset_reader"]))
+        instances = list(reader.read(str(self.src_dir / "fid2qid_dev.csv")))
+        model = Model.from_params(vocab=self.vocab, params=Params(json.loads(json.dumps(config["model"]))))
+        model.train()
+        output = model(**batch_tensors(instances, self.vocab))
+        assert torch.isfinite(output["question_ctc_loss"]) and output["question_ctc_loss"] > 0
+        output["loss"].backward()
+        assert model.question_encoder.ctc_layer.weight.grad.abs().sum() > 0
+        assert set(model.get_metrics(reset=True)) == {"question_ctc_loss"}  # training reports no spans
 
     def test_outputs_carry_speaker_groups(self):
         self.model.eval()
