@@ -480,8 +480,9 @@ def install(model_id: Optional[str] = None, archive: Optional[str] = None) -> st
     Copies an archive into the models folder as `ID.tar.gz` (atomically) and returns that path.
     `archive` defaults to the card's `output`; without `model_id`, the card whose `output` is
     `archive` is the one. A released model (its card has a `download` and a `sha256`) given with
-    no archive, whose recipe output is not built, is fetched by name instead (`fetch_release`),
-    unless the models folder already holds it with the card's sha256.
+    no archive, whose recipe output is not built, is copied from the clone's release where it is
+    here and fetched by name otherwise (`fetch_release`), unless the models folder already holds
+    it with the card's sha256.
     """
     if model_id is None:
         if archive is None:
@@ -494,7 +495,9 @@ def install(model_id: Optional[str] = None, archive: Optional[str] = None) -> st
         target = installed_path(model_id)
         if os.path.isfile(target) and file_sha256(target) == usage.sha256:
             return target
-        return fetch_release(card)
+        if not released_first(card):
+            return fetch_release(card)
+        archive = checked_release(card)  # in a clone: its release, checked, is what a fetch would give
     source = archive or card.model_usage.output
     if not source:
         raise InputError(f"model {model_id!r}: its card declares no output; give the archive to install")

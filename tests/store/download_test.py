@@ -166,3 +166,12 @@ def test_the_url_base_is_the_variable_or_the_default(monkeypatch):
     assert download.download_url("https://example.org/y.tar.gz") == "https://example.org/y.tar.gz"
     monkeypatch.setenv(download.MODELS_URL_ENV, "")
     assert download.models_url() == download.DEFAULT_MODELS_URL
+
+
+def test_in_a_clone_models_install_copies_its_release_without_a_fetch():
+    # the suite's $SRCFRAMEWORK_MODELS_URL refuses every connection: a fetch would fail
+    done = run_allennlp("models", "install", MODEL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    target = Path(os.environ["SRCFRAMEWORK_MODELS"]) / f"{MODEL}.tar.gz"
+    assert done.stdout.strip().splitlines()[-1] == str(target)
+    assert file_sha256(str(target)) == pretrained.model_card(MODEL).model_usage.sha256
