@@ -61,6 +61,8 @@ SCOPE = {
     "docs/results/index.md": ("*",),
     "docs/results/robust_training.md": ("Results", "Corrections"),
     "docs/results/e2e_cpu.md": ("Results",),
+    "docs/results/listening.md": ("Results",),
+    "docs/results/e2e_voices.md": ("Results",),
     "recipes/*/README.md": ("Results",),
 }
 CARD_FIELDS = (
