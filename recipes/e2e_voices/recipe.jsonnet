@@ -88,8 +88,17 @@ function(runs='runs')
         outputs: [runs + '/e2e_voices/seen_voices_' + lever + '.json'],
       }
       for lever in std.objectFields(levers)
+    } + {
+      // the seen-voice cost in one committed file (the pilot's table on its page reads it)
+      seen_report: {
+        needs: ['seen_' + lever for lever in std.objectFields(levers)],
+        command: ['python', 'recipes/e2e_voices/collect_seen.py'] + [runs + '/e2e_voices/seen_voices_' + lever + '.json' for lever in std.objectFields(levers)]
+                 + ['-o', 'recipes/e2e_voices/seen_voices.json'],
+        outputs: ['recipes/e2e_voices/seen_voices.json'],
+      },
     },
     groups: {
+      seen: ['seen_' + lever for lever in std.objectFields(levers)] + ['seen_report'],
       pilot: ['pilot_control', 'pilot_voices', 'pilot_augmentation'],
     },
   }
