@@ -20,6 +20,11 @@ def copy_of_the_repository(tmp_path):
             target = tmp_path / path.relative_to(ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(path, target)
+    for claim in json.loads((ROOT / "docs" / "claims.json").read_text(encoding="utf-8"))["claims"]:
+        target = tmp_path / claim["results"]  # a results file a claim reads beside a study's results.json
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / claim["results"], target)
     return tmp_path
 
 
