@@ -50,7 +50,7 @@ function(runs='runs')
                  + ['--squad-file', split, '--train', train9 + '/fid2qid_train22.csv', '--held-out', train9 + '/fid2qid_heldout22.csv'],
         outputs: [train9 + '/fid2qid_train22.csv', train9 + '/fid2qid_heldout22.csv'],
       },
-      // the pilot's outcome: every lever's recogniser (and the released one it continued from)
+      // the pilot's outcome (pilot_report writes its committed results: only when named): every lever's recogniser (and the released one it continued from)
       // transcribes the development set greedily; the study scores the transcripts
       pilot_study: {
         needs: ['transcribe_' + lever for lever in std.objectFields(levers)],
@@ -59,6 +59,7 @@ function(runs='runs')
         outputs: [runs + '/e2e_voices/pilot_study/results.json'],
       },
       pilot_report: {
+        optional: true,
         needs: ['pilot_study'],
         job: { type: 'report', results: runs + '/e2e_voices/pilot_study/results.json', recipe: 'recipes/e2e_voices', cards: false,
                pages: ['docs/results/e2e_voices.md'] },
@@ -89,8 +90,9 @@ function(runs='runs')
       }
       for lever in std.objectFields(levers)
     } + {
-      // the seen-voice cost in one committed file (the pilot's table on its page reads it)
+      // the seen-voice cost in one committed file (the pilot's table on its page reads it): only when named
       seen_report: {
+        optional: true,
         needs: ['seen_' + lever for lever in std.objectFields(levers)],
         command: ['python', 'recipes/e2e_voices/collect_seen.py'] + [runs + '/e2e_voices/seen_voices_' + lever + '.json' for lever in std.objectFields(levers)]
                  + ['-o', 'recipes/e2e_voices/seen_voices.json'],

@@ -1,7 +1,7 @@
 // The quickstart (README.md here): a small BiDAF trained on the embedded data, installed and named
 // by its model card id, and compared on clean and keyboard-damaged questions. From a fresh clone
 // after `make install`:
-//   allennlp recipe run quickstart                 # train, study, report
+//   allennlp recipe run quickstart                 # train, study; `report` when named
 //   allennlp recipe run quickstart quickstart --dry-run # what would run, and why
 //   allennlp recipe run quickstart -o '{"trainer.num_epochs": 1}'   # a smoke run
 //   allennlp recipe run quickstart release         # its archive, slimmed, into models/ (commit it)
@@ -42,7 +42,9 @@ function(runs='runs')
         outputs: ['models/bidaf-quickstart.tar.gz'],
         optional: true,
       },
+      // writes committed files (results.json, the README's tables): only when named
       report: {
+        optional: true,
         needs: ['study'],
         job: { type: 'report', results: runs + '/quickstart/study/results.json', recipe: 'recipes/quickstart' },
         outputs: ['recipes/quickstart/results.json'],

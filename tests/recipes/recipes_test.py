@@ -69,3 +69,15 @@ def test_results_tables_are_generated_from_the_committed_results(readme):
         assert block.content == expected_content(str(results.relative_to(ROOT)), str(readme.relative_to(ROOT)), block.tables), (
             f"{block.name}: the tables differ from {block.source}; run python -m srcframework.studies.markdown_into "
             f"{results.relative_to(ROOT)} {readme.relative_to(ROOT)}")
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=name)
+def test_a_step_that_writes_committed_files_runs_only_when_named(recipe):
+    """`allennlp recipe run NAME` writes under the runs folder; a step whose outputs lie anywhere
+    else (a recipe's results.json and README tables, an archive in models/) is optional: it runs
+    when named (`allennlp recipe run quickstart report`), so a plain run leaves the clone clean."""
+    loaded = load_recipe(recipe.name)
+    for step in loaded.steps:
+        outside = [str(path) for path in step.outputs if not str(path).startswith("runs")]
+        if outside:
+            assert step.optional, f"{recipe.name}: step {step.name} writes {outside[0]} but runs without being named"
