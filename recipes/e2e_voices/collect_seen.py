@@ -13,6 +13,8 @@ import os
 import re
 import sys
 
+from srcframework.common.files import write_text_atomic
+
 
 def lever_of(path: str) -> str:
     found = re.fullmatch(r"seen_voices_(\w+)\.json", os.path.basename(path))
@@ -38,11 +40,7 @@ def main(argv=None) -> int:
         levers[lever_of(path)] = {"wer": 100 * metrics["wer"], "cer": 100 * metrics["cer"], "source": path}
     record = {"set": "the training voices' reading of the held-out articles (runs/spoken_ctc/train9/fid2qid_heldout.csv)",
               "levers": levers}
-    temporary = args.output + ".tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(record, handle, indent=1, sort_keys=True)
-        handle.write("\n")
-    os.replace(temporary, args.output)
+    write_text_atomic(args.output, json.dumps(record, indent=1, sort_keys=True) + "\n")
     print(json.dumps({lever: round(v["wer"], 1) for lever, v in levers.items()}))
     return 0
 

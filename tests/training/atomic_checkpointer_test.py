@@ -2,7 +2,6 @@
 folder and the bytes it needed, no truncated file is left under a checkpoint's name, and `--recover`
 resumes from the last good checkpoint and finishes. Shown on a real full disk (a small tmpfs, where
 this machine lets a test mount one) and on a disk whose writes fail with ENOSPC (anywhere)."""
-import errno
 import json
 import os
 import subprocess
@@ -13,6 +12,7 @@ from allennlp.training.callbacks.callback import TrainerCallback
 from allennlp.training.checkpointer import Checkpointer
 
 from srcframework.training.atomic_checkpointer import AtomicCheckpointer
+from tests.common.disk_full_test import NoSpace
 from tests.conftest import FIXTURES, run_allennlp
 
 # what the disk does when the second epoch ends, before its checkpoint is written (set by a test)
@@ -31,25 +31,6 @@ class DiskFullAfterFirstEpoch(TrainerCallback):
 
 OVERRIDES = json.dumps({"trainer.num_epochs": 2, "trainer.callbacks": [
     {"type": "declared_checkpoint"}, {"type": "disk_full_after_first_epoch"}]})
-
-
-class NoSpace:
-    """A file whose writes fail as on a full disk."""
-
-    def __init__(self, handle):
-        self._handle = handle
-
-    def write(self, data):
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-    def __getattr__(self, name):
-        return getattr(self._handle, name)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self._handle.close()
 
 
 @pytest.fixture

@@ -210,17 +210,6 @@ class SquadSrcReader(DatasetReader):
                            self.squad_file, present[0])
             return own
         return found
-        try:
-            found.squad_path()
-        except SquadSrcFileNotFound:
-            own = SquadSrcFolder(file_path, self.split, None, self.file_pattern, self.speaker_table, self.speakers)
-            present = [candidate for candidate in own.squad_candidates() if os.path.isfile(candidate)]
-            if not present:
-                raise
-            logger.warning("squad_src: squad_file %s is not there; reading the folder's own SQuAD file %s",
-                           self.squad_file, present[0])
-            return own
-        return found
 
     def _read(self, file_path: str) -> Iterable[Instance]:
         skipped: Counter = Counter()
