@@ -21,6 +21,12 @@ function(runs='runs')
                       depends_on: ['e2e_cpu_inputs', 'speech_development', 'split_extra'] },
       pilot_augmentation: { config: 'recipes/e2e_voices/pilot_augmentation.jsonnet', folder: runs + '/e2e_voices/pilot_augmentation',
                             depends_on: ['e2e_cpu_inputs', 'speech_development'] },
+      // stage 2, the fourth lever's pilot: the end-to-end second stage of seed 2 with and without
+      // the CTC loss, from the same first stage (the page's dated note of 2026-12-06)
+      pilot_multitask: { config: 'recipes/e2e_voices/pilot_multitask.jsonnet', folder: runs + '/e2e_voices/pilot_multitask',
+                         depends_on: ['first_stage', 'speech_development'] },
+      pilot_multitask_off: { config: 'recipes/e2e_voices/pilot_multitask_off.jsonnet', folder: runs + '/e2e_voices/pilot_multitask_off',
+                             depends_on: ['first_stage', 'speech_development'] },
     },
     steps: {
       // the first study's training split, its three readings and the released recogniser's weights
@@ -28,6 +34,13 @@ function(runs='runs')
         command: ['allennlp', 'recipe', 'run', 'e2e_cpu', 'data', 'speech_one', 'speech_two', 'speech_three', 'split_ids',
                   'pretrain', '--runs', runs],
         outputs: [train9 + '/fid2qid_train.csv', runs + '/speecht5_ctc/best.th'],
+      },
+      // the first study's first stage of seed 2 (speech encoder frozen), put back from its snapshot
+      // in models/snapshots (or trained, where there is none), with the text BiDAF it starts from
+      first_stage: {
+        needs: ['e2e_cpu_inputs'],
+        command: ['allennlp', 'recipe', 'run', 'e2e_cpu', 'e2e_s2', '--runs', runs],
+        outputs: [runs + '/e2e_speecht5_ctc_s2/best.th'],
       },
       // the 1,072 questions of the held-out articles read by the five development voices
       speech_development: {
@@ -102,5 +115,6 @@ function(runs='runs')
     groups: {
       seen: ['seen_' + lever for lever in std.objectFields(levers)] + ['seen_report'],
       pilot: ['pilot_control', 'pilot_voices', 'pilot_augmentation'],
+      multitask: ['pilot_multitask', 'pilot_multitask_off'],
     },
   }
