@@ -1,5 +1,7 @@
 """`allennlp compare STUDY.jsonnet -o OUT_DIR`: run every (model, test set) pair of a study and
-write paper-style tables, figures and an HTML report."""
+write paper-style tables, figures and an HTML report. `allennlp compare STUDY.jsonnet --reanalyse
+PAIRS.tar.xz -o OUT_DIR` writes the same outputs from a study's record alone, with no archive, no
+data file and no step (`srcframework/studies/records.py`)."""
 import argparse
 import json
 import logging
@@ -44,6 +46,11 @@ class Compare(Subcommand):
         add_shard_argument(
             subparser, help="i/n: run every n-th pair from the i-th (array jobs on a shared OUT_DIR); then --merge")
         subparser.add_argument("--merge", action="store_true", help="run nothing; assemble the reports from the pairs")
+        subparser.add_argument(
+            "--reanalyse", metavar="PAIRS.tar.xz", default=None,
+            help="run nothing and read no archive or data file: compute the results again from a study's record "
+            "(its pairs' predictions and scores and pairs/inputs.json, as the recipes' report job packs them)",
+        )
         subparser.add_argument("--force", action="store_true", help="rerun this run's pairs even when cached")
         subparser.add_argument("--cuda-device", type=int, default=None, help="overrides every model's cuda_device")
         subparser.add_argument(
@@ -78,11 +85,21 @@ def run(args: argparse.Namespace) -> dict:
         raise ValueError("--workers must be at least 1")
     if args.merge and (args.shard != (0, 1) or args.force):
         raise ValueError("--merge assembles finished pairs; give it without --shard and --force")
+    if args.reanalyse and (args.merge or args.shard != (0, 1) or args.force or args.workers != 1
+                           or args.cuda_device is not None):
+        raise ValueError("--reanalyse runs no pair; give it without --merge, --shard, --force, --workers and --cuda-device")
     check_output_path(args.output_dir, "compare --output-dir", is_dir=True)  # one line, before any work
     if args.markdown_into:
         check_output_path(args.markdown_into, "compare --markdown-into")
     analysis = AnalysisOptions(bootstrap=args.bootstrap, seed=args.seed, examples=args.examples,
                                permutations=args.permutations, bootstrap_unit=args.bootstrap_unit)
+    if args.reanalyse:
+        from srcframework.studies.records import reanalyse_records
+
+        study = load_study(args.study, require_files=False)  # the record gives the archives' and sets' figures
+        reanalyse_records(study, args.reanalyse, args.output_dir, analysis)
+        summary = {"pairs": len(study.runs), "pairs_run": 0, "reanalysed": args.reanalyse, "assembled": True}
+        return _finish(args, summary)
     study = load_study(args.study)
     summary = run_study(
         study,
@@ -95,6 +112,10 @@ def run(args: argparse.Namespace) -> dict:
         progress=not args.no_progress,
         analysis=analysis,
     )
+    return _finish(args, summary)
+
+
+def _finish(args: argparse.Namespace, summary: dict) -> dict:
     if not summary["assembled"]:
         logger.info("shard done; run `allennlp compare %s -o %s --merge` once every shard is", args.study, args.output_dir)
     elif args.markdown_into:

@@ -5,9 +5,11 @@
   recognizer's `decoder` optionally read from a decoder-tuning result (`allennlp tune-ctc-decoder`);
 - `release`: a slim copy of a card's finished training in the repository's models/ (`allennlp
   models release`), the card's sha256 and size filled in;
-- `report`: a study's results.json copied into the recipe, its README's tables filled (and every
-  results block of the `pages` named, a results page), then the model cards' figures and
-  README's models table (what `allennlp models metrics --all` and
+- `report`: a study's results.json copied into the recipe with the study's per-question record
+  beside it (`pairs.tar.xz`: its pairs' predictions and scores and what the analysis read besides
+  them, `srcframework/studies/records.py`; packed deterministically, its size printed), its
+  README's tables filled (and every results block of the `pages` named, a results page), then the
+  model cards' figures and README's models table (what `allennlp models metrics --all` and
   `allennlp models table --into README.md` do).
 """
 import logging
@@ -123,9 +125,11 @@ class ReportJob(RecipeJob):
     # Parameters
 
     results : `str`
-        The study's results.json.
+        The study's results.json, in the study's output folder (its `pairs/` beside it).
     recipe : `str`
-        The recipe folder: results.json is copied there and its README.md's results blocks filled.
+        The recipe folder: results.json is copied there, the study's record is packed there as
+        `pairs.tar.xz` (`allennlp compare STUDY --reanalyse` reads it), and its README.md's results
+        blocks are filled.
     cards : `bool`, optional (default = `True`)
         Also fill the model cards' figures and README.md's models table.
     pages : `List[str]`, optional (default = `[]`)
@@ -139,9 +143,11 @@ class ReportJob(RecipeJob):
     def run(self) -> None:
         import os
 
+        from srcframework.common.files import write_bytes_atomic
         from srcframework.pretrained import model_cards
         from srcframework.reports.model_cards import fill_all_metrics, table_into
         from srcframework.studies.markdown_into import block_names, markdown_into
+        from srcframework.studies.records import RECORDS_NAME, record_bytes
 
         if not os.path.isfile(self.results):
             raise InputFileNotFound(f"missing {self.results}: run the study step first")
@@ -149,8 +155,12 @@ class ReportJob(RecipeJob):
         for page, names in pages.items():
             if not names:
                 raise InputError(f"{page}: no <!-- results:NAME --> block to fill")
+        record = record_bytes(os.path.dirname(os.path.abspath(self.results)))  # a missing pair fails before any write
         target = os.path.join(self.recipe, "results.json")
         shutil.copyfile(self.results, target)
+        record_path = os.path.join(self.recipe, RECORDS_NAME)
+        write_bytes_atomic(record_path, record)
+        print(f"per-question record: {record_path} ({len(record) / 1e6:.1f} MB)")
         markdown_into(target, os.path.join(self.recipe, "README.md"))
         for page, names in pages.items():
             for name in names:

@@ -3,15 +3,22 @@ models (with their training records), test sets (with their question noise), and
 the drop from the model's clean set, per-group scores; a model with several archives: the mean
 over its seeds, each seed's figures under `seeds`), with the intervals, tests, robustness rows and
 error analysis of `analysis.add_analysis`.
+
+What the analysis reads besides the pairs' records (each archive's training record, random seed
+and validation curve; each set's file names and recorded noise; each question's context, from the
+sets' SQuAD files) is gathered first as the study's *inputs* (`study_inputs`), which `runner.py`
+keeps beside the pairs (`pairs/inputs.json`). `collect_results_and_inputs` takes them from a
+record instead (`records.py`): then no archive and no data file is opened.
 """
 import json
 import os
 from dataclasses import replace
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from srcframework.metrics.records import GROUP_KEYS
 from srcframework.studies.analysis import AnalysisOptions, add_analysis
 from srcframework.studies.contexts import question_contexts
+from srcframework.common.errors import InputError
 from srcframework.studies.pairs import PREDICTIONS_NAME, Fingerprints, pair_dir, pair_key, pair_name, read_scores, referenced_paths
 from srcframework.studies.question_scores import PairScores, combine_seeds, load_pair_scores
 from srcframework.studies.seeds import mean_report, seed_figures
@@ -44,6 +51,27 @@ def found_scores(study: Study, out_dir: str, fingerprints: Fingerprints) -> Dict
     return found_runs
 
 
+def recorded_scores(study: Study, out_dir: str, where: str) -> Dict[Run, dict]:
+    """The `scores.json` of every run of the study from a record's pairs (`out_dir/pairs`), whose
+    keys cannot be checked without the archives and data: a run the record lacks is an
+    `InputError` naming it and `where` (the record)."""
+    found_runs: Dict[Run, dict] = {}
+    missing = []
+    for model, test_set, seed in study.runs:
+        found = read_scores(pair_dir(out_dir, model, test_set, seed))
+        if found is None:
+            missing.append(pair_name(model, test_set, seed))
+        else:
+            found_runs[(model, test_set, seed)] = found
+    if missing:
+        more = f" ({len(missing) - 1} more pairs missing)" if len(missing) > 1 else ""
+        raise InputError(
+            f"{where}: no pair {missing[0]} (pairs/{missing[0]}/predictions.jsonl and scores.json){more}; "
+            f"the study {study.path} runs {len(study.runs)} pairs"
+        )
+    return found_runs
+
+
 def own_question_noise(found_runs: Dict[Run, dict]) -> Dict[str, dict]:
     """Each set's question noise with its WER by group, from the first pair of the set in study
     order (every pair of a set reads the same questions)."""
@@ -71,20 +99,34 @@ def recorded_noise(path: str) -> Optional[dict]:
     return noise.get("config") if isinstance(noise, dict) else None
 
 
-def test_set_entries(study: Study, own_noise: Dict[str, dict]) -> List[dict]:
-    """`results.json`'s test sets: those some pair reads, in study order."""
+def set_inputs(study: Study) -> Dict[str, dict]:
+    """What `results.json` records of each set some pair reads from its files: the data and
+    original paths, and the noise configuration the data file records."""
+    return {
+        name: {"data": spec.data, "original": spec.original, "noise_source": recorded_noise(spec.data)}
+        for name, spec in study.test_sets.items()
+        if any(test_set == name for _, test_set in study.pairs)
+    }
+
+
+def test_set_entries(study: Study, own_noise: Dict[str, dict], inputs: Optional[Dict[str, dict]] = None) -> List[dict]:
+    """`results.json`'s test sets: those some pair reads, in study order; their files' figures
+    from `inputs` (`set_inputs`, read now where not given)."""
+    inputs = set_inputs(study) if inputs is None else inputs
     entries = []
     for name, spec in study.test_sets.items():
         if not any(test_set == name for _, test_set in study.pairs):
             continue
+        if name not in inputs:
+            raise InputError(f"the record's inputs hold no test set {name} (study {study.path})")
         entries.append({
             "name": name,
             "interface": spec.interface,
             "kind": spec.kind,
             "input": spec.input,
-            "data": spec.data,
-            "original": spec.original,
-            "noise_source": recorded_noise(spec.data),
+            "data": inputs[name]["data"],
+            "original": inputs[name]["original"],
+            "noise_source": inputs[name]["noise_source"],
             "generator": spec.generator,
             "reference": study.reference_of(name),
             "question_noise": own_noise.get(spec.wer_from or name),
@@ -143,15 +185,15 @@ def pair_entries(study: Study, found_runs: Dict[Run, dict]) -> List[dict]:
     return entries
 
 
-def model_entries(study: Study) -> List[dict]:
-    """`results.json`'s models: those some pair runs, with each archive's training record, random
-    seed and validation curve."""
-    entries = []
+def model_inputs(study: Study) -> Dict[str, dict]:
+    """What `results.json` records of each model some pair runs from its archives: their paths,
+    training records, random seeds and validation curves (`archives` and `validation_curves`
+    only where the results hold them: several archives; a curve)."""
+    found = {}
     for name, spec in study.models.items():
         if not any(model == name for model, _ in study.pairs):
             continue
-        entry = {"name": name, "archive": spec.archive, "card": spec.card, "input": spec.input, "twin": spec.twin,
-                 "trained_on_noise": None if spec.trained_on_noise is None else list(spec.trained_on_noise)}
+        entry = {"archive": spec.archive}
         if len(spec.archives) > 1:
             entry["archives"] = list(spec.archives)
         entry["training"] = [read_training_record(archive) for archive in spec.archives]
@@ -160,6 +202,23 @@ def model_entries(study: Study) -> List[dict]:
         curves = [read_validation_curve(archive) for archive in spec.archives]
         if any(curves):
             entry["validation_curves"] = curves
+        found[name] = entry
+    return found
+
+
+def model_entries(study: Study, inputs: Optional[Dict[str, dict]] = None) -> List[dict]:
+    """`results.json`'s models: those some pair runs, with each archive's training record, random
+    seed and validation curve from `inputs` (`model_inputs`, read now where not given)."""
+    inputs = model_inputs(study) if inputs is None else inputs
+    entries = []
+    for name, spec in study.models.items():
+        if not any(model == name for model, _ in study.pairs):
+            continue
+        if name not in inputs:
+            raise InputError(f"the record's inputs hold no model {name} (study {study.path})")
+        entry = {"name": name, "card": spec.card, "input": spec.input, "twin": spec.twin,
+                 "trained_on_noise": None if spec.trained_on_noise is None else list(spec.trained_on_noise)}
+        entry.update(inputs[name])
         entries.append(entry)
     return entries
 
@@ -177,26 +236,68 @@ def question_scores(study: Study, out_dir: str) -> Dict[Tuple[str, str], PairSco
     return found
 
 
-def collect_results(
-    study: Study, out_dir: str, fingerprints: Optional[Fingerprints] = None, analysis: Optional[AnalysisOptions] = None
-) -> dict:
-    """The results of every pair (which must all be complete and current), as `results.json`
-    holds them (the module docstring). `analysis` without a `bootstrap_unit` takes the study's,
-    and the study gives the equivalence margin. A robustness group or comparison without shared
-    questions is said on stderr (`unshared.py`)."""
-    found_runs = found_scores(study, out_dir, fingerprints or Fingerprints())
+def scored_contexts(study: Study, ids: Iterable[str]) -> Dict[str, str]:
+    """`{question id: context id}` of the questions `ids` (those the pairs scored), from the
+    study's SQuAD files (`set_files`); a question none of them holds is left out (it is then
+    resampled alone, as `add_analysis` does with any question without a context)."""
+    contexts = question_contexts(set_files(study))
+    return {qid: contexts[qid] for qid in sorted(set(ids)) if qid in contexts}
+
+
+def study_inputs(study: Study, scores: Dict[Tuple[str, str], PairScores]) -> dict:
+    """What the results read besides the pairs' records, from the archives and the sets' files:
+    `models` (`model_inputs`), `test_sets` (`set_inputs`) and `contexts` (`scored_contexts` of
+    every question a pair scored), as `pairs/inputs.json` keeps them (`records.py`)."""
+    return {
+        "models": model_inputs(study),
+        "test_sets": set_inputs(study),
+        "contexts": scored_contexts(study, (qid for found in scores.values() for qid in found.ids)),
+    }
+
+
+def collect_results_and_inputs(
+    study: Study,
+    out_dir: str,
+    fingerprints: Optional[Fingerprints] = None,
+    analysis: Optional[AnalysisOptions] = None,
+    inputs: Optional[dict] = None,
+    where: Optional[str] = None,
+) -> Tuple[dict, dict]:
+    """`(results, inputs)`: the results of every pair as `results.json` holds them (the module
+    docstring) and the inputs they read besides the pairs (`study_inputs`). Without `inputs`, the
+    pairs must all be complete and current (their keys checked against the archives and data)
+    and the inputs are read from the archives and the sets' files; with `inputs` (a record's,
+    `where` naming it), the pairs in `out_dir` are taken as they are and nothing else is read.
+    `analysis` without a `bootstrap_unit` takes the study's, and the study gives the equivalence
+    margin. A robustness group or comparison without shared questions is said on stderr
+    (`unshared.py`)."""
+    if inputs is None:
+        found_runs = found_scores(study, out_dir, fingerprints or Fingerprints())
+        scores = question_scores(study, out_dir)
+        inputs = study_inputs(study, scores)
+    else:
+        found_runs = recorded_scores(study, out_dir, where or out_dir)
+        scores = question_scores(study, out_dir)
     results = {
         "study": os.path.basename(study.path),
-        "models": model_entries(study),
-        "test_sets": test_set_entries(study, own_question_noise(found_runs)),
+        "models": model_entries(study, inputs["models"]),
+        "test_sets": test_set_entries(study, own_question_noise(found_runs), inputs["test_sets"]),
         "pairs": pair_entries(study, found_runs),
     }
     options = analysis or AnalysisOptions()
     options = replace(options, bootstrap_unit=options.bootstrap_unit or study.bootstrap_unit,
                       equivalence_margin=study.equivalence_margin)
-    contexts = question_contexts(set_files(study)) if options.bootstrap_unit == "context" else None
+    contexts = inputs["contexts"] if options.bootstrap_unit == "context" else None
     comparisons = [(c.label, c.first, c.second) for c in study.comparisons]
-    results = add_analysis(results, question_scores(study, out_dir), options, contexts, comparisons,
+    results = add_analysis(results, scores, options, contexts, comparisons,
                            [spec_of(group) for group in study.set_groups])
     say_unshared(results)
-    return results
+    return results, inputs
+
+
+def collect_results(
+    study: Study, out_dir: str, fingerprints: Optional[Fingerprints] = None, analysis: Optional[AnalysisOptions] = None
+) -> dict:
+    """The results of every pair (which must all be complete and current), as `results.json`
+    holds them: `collect_results_and_inputs` without a record."""
+    return collect_results_and_inputs(study, out_dir, fingerprints, analysis)[0]

@@ -11,6 +11,8 @@ OUT_DIR/
   pairs/<model>__<set>/scores.json         the pair's key, accent report and question noise
   pairs/<model>__<set>/seed<i>/...          the same for the i-th further archive (seed) of a model
                                            that lists several `archives`
+  pairs/inputs.json                        what the results read besides the pairs (archives'
+                                           training records, the sets' files, the contexts)
   results.json, results.md, results.csv, results.tex, *.png, report.html
 ```
 
@@ -20,6 +22,8 @@ A pair is run when its `scores.json` does not hold its current key (`pairs.py`),
 the questions by their context: the paragraph they ask about, read from the study's SQuAD files),
 and each is written atomically once all of them are complete (`outputs.py`). A model with several
 archives is run once per archive; its pair's figures are the mean over those seeds (`seeds.py`).
+The pairs and `inputs.json` are the study's record: `records.py` packs it, and computes the results
+again from it alone.
 """
 import os
 from typing import List, Optional, Tuple
@@ -29,10 +33,11 @@ from tqdm import tqdm
 
 from srcframework.common.worker_pool import worker_results
 from srcframework.studies.analysis import AnalysisOptions
-from srcframework.studies.collection import collect_results
+from srcframework.studies.collection import collect_results_and_inputs
 from srcframework.studies.evaluation import evaluate_pair, init_worker, release_models
 from srcframework.studies.outputs import write_outputs
 from srcframework.studies.pairs import Fingerprints, check_archives, check_set, is_done, pair_dir, pair_key
+from srcframework.studies.records import write_inputs
 from srcframework.studies.study import Study
 
 
@@ -109,7 +114,9 @@ def run_study(
         "assembled": False,
     }
     if count == 1:
-        write_outputs(collect_results(study, out_dir, fingerprints, analysis), out_dir)
+        results, inputs = collect_results_and_inputs(study, out_dir, fingerprints, analysis)
+        write_inputs(out_dir, inputs)
+        write_outputs(results, out_dir)
         summary["assembled"] = True
     return summary
 

@@ -19,6 +19,7 @@ def test_arguments_and_defaults():
     args = parse("s.jsonnet", "-o", "out")
     assert (args.study, args.output_dir, args.workers, args.shard) == ("s.jsonnet", "out", 1, (0, 1))
     assert not args.merge and not args.force and args.cuda_device is None and not args.no_progress
+    assert args.reanalyse is None
     args = parse("s.jsonnet", "--output-dir", "out", "--workers", "3", "--shard", "2/4", "--cuda-device", "0", "--force")
     assert (args.workers, args.shard, args.cuda_device, args.force) == (3, (2, 4), 0, True)
     assert (args.bootstrap, args.seed, args.examples) == (1000, 0, 5)

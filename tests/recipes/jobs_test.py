@@ -1,17 +1,21 @@
 """The registered recipe jobs (srcframework/recipes/jobs.py) built from a step's `job` object as
 the runner builds them: `transcribe` (a missing decoder-tuning result is one line; a spoken folder
 transcribed), `release` (a card's finished training into models/, its sha256 into the card) and
-`report` with the model cards (their figures and README's models table)."""
+`report` with the model cards (their figures and README's models table) and the study's
+per-question record beside the results."""
 import json
 import shutil
+import tarfile
 
 import pytest
 from allennlp.common import Params
 
-from srcframework.common.errors import InputFileNotFound
+from srcframework.common.errors import InputError, InputFileNotFound
 from srcframework.recipes.jobs import RecipeJob
+from srcframework.studies.records import record_members
 from tests.pretrained_test import tiny_card
 from tests.recipes.markdown_into_test import RESULTS
+from tests.studies.records_test import record_files
 
 
 def job(**params) -> RecipeJob:
@@ -72,10 +76,9 @@ def test_release_job_releases_the_cards_training(repository, tiny_archive):
     assert "float16" not in usage
 
 
-def test_report_job_fills_the_cards_and_the_models_table(repository, tmp_path):
+def test_report_job_fills_the_cards_and_the_models_table(repository, tmp_path, capsys):
     results = tmp_path / "study" / "results.json"
-    results.parent.mkdir()
-    results.write_text(json.dumps(RESULTS))
+    record_files(results.parent, RESULTS)
     recipe = tmp_path / "recipe"
     recipe.mkdir()
     (recipe / "README.md").write_text("<!-- results:study -->\nNot yet run here.\n<!-- /results:study -->\n")
@@ -85,8 +88,22 @@ def test_report_job_fills_the_cards_and_the_models_table(repository, tmp_path):
     tiny_card(repository / "cards", "tiny", "runs/tiny/model.tar.gz", results=str(metrics))
     job(type="report", results=str(results), recipe=str(recipe)).run()
     assert json.loads((recipe / "results.json").read_text()) == RESULTS
+    with tarfile.open(recipe / "pairs.tar.xz") as tar:  # the per-question record beside it
+        assert tar.getnames() == record_members(RESULTS)
+    assert f"per-question record: {recipe / 'pairs.tar.xz'} (0.0 MB)" in capsys.readouterr().out
     card = json.loads((repository / "cards" / "tiny.json").read_text())
     assert card["quantitative_analyses"]["unitary_results"] == f"allennlp evaluate ({metrics}): EM 50.0, F1 62.5."
     readme = (repository / "README.md").read_text().splitlines()
     assert readme[:3] == ["# Models", "<!-- models table -->", "| model | what it is | clean F1 | mean drop | made by | time here |"]
     assert readme[4].startswith("| `tiny` |") and "| 62.5 | - |" in readme[4] and readme[-2:] == ["<!-- /models table -->", "After."]
+
+
+def test_report_job_without_a_pair_of_its_results_writes_nothing(tmp_path):
+    results = tmp_path / "study" / "results.json"
+    record_files(results.parent, RESULTS)
+    (results.parent / "pairs" / "bidaf__keyboard" / "predictions.jsonl").unlink()
+    recipe = tmp_path / "recipe"
+    recipe.mkdir()
+    with pytest.raises(InputError, match="no pairs/bidaf__keyboard/predictions.jsonl for the record: rerun the study"):
+        job(type="report", results=str(results), recipe=str(recipe), cards=False).run()
+    assert list(recipe.iterdir()) == []
