@@ -18,7 +18,8 @@ curves (`models`); each set's data and original paths and the noise configuratio
 records (`test_sets`); and the context (paragraph) id of every question a pair scored
 (`contexts`: what the bootstrap and the tests resample, from the sets' SQuAD files).
 
-`pack_records(OUT, TARGET)` writes the record of a study's output folder: the files of the pairs
+`pack_records(OUT, TARGET)` (`python -m srcframework.studies.records OUT TARGET`) writes the
+record of a study's output folder: the files of the pairs
 its results.json lists and `inputs.json`, sorted by name, each with a fixed time (`MTIME`), owner
 0/0 and mode 0644, so that packing the same pairs again gives the same bytes. The recipes'
 `report` job writes it beside the results.json it commits.
@@ -34,9 +35,11 @@ given them: results.json's `statistics` names them), so the results equal the ru
 `allennlp compare`'s results.json records no command, time or machine beyond the archive and data
 paths the record keeps, so no key differs.
 """
+import argparse
 import io
 import json
 import os
+import sys
 import tarfile
 import tempfile
 from typing import Dict, List, Optional
@@ -169,3 +172,23 @@ def reanalyse_records(study: Study, record: str, out_dir: str, analysis: Optiona
     os.makedirs(out_dir, exist_ok=True)
     write_outputs(results, out_dir)
     return results
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m srcframework.studies.records",
+                                     description="Pack the per-question record of a study that `allennlp compare` "
+                                                 "assembled (its pairs and pairs/inputs.json), deterministically.")
+    parser.add_argument("out_dir", help="the study's output folder (results.json and pairs/)")
+    parser.add_argument("target", help="the record to write, e.g. pairs.tar.xz")
+    args = parser.parse_args(argv)
+    try:
+        size = pack_records(args.out_dir, args.target)
+    except InputError as err:
+        print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 1
+    print(f"per-question record: {args.target} ({size / 1e6:.1f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,7 +10,7 @@ import pytest
 
 from srcframework.commands.compare import run
 from srcframework.common.errors import InputError
-from srcframework.studies.records import INPUTS_NAME, MTIME, pack_bytes, pack_records, record_members
+from srcframework.studies.records import INPUTS_NAME, MTIME, main, pack_bytes, pack_records, record_members
 from tests.commands.compare_test import parse
 from tests.conftest import ROOT, run_allennlp, shared_file
 
@@ -67,6 +67,15 @@ def test_packing_gives_the_same_bytes_again_whatever_the_files_times(tmp_path):
     assert [m.name for m in members] == record_members(TWO_SEEDS)
     assert {(m.mtime, m.uid, m.gid, m.uname, m.gname, m.mode, m.isfile()) for m in members} == {(MTIME, 0, 0, "", "", 0o644, True)}
     assert pack_bytes(str(tmp_path / "study"), list(reversed(record_members(TWO_SEEDS)))) == first  # any order given
+
+
+def test_the_module_packs_a_study_folder(tmp_path, capsys):
+    record_files(tmp_path / "study", TWO_SEEDS)
+    assert main([str(tmp_path / "study"), str(tmp_path / "pairs.tar.xz")]) == 0
+    assert capsys.readouterr().out == f"per-question record: {tmp_path / 'pairs.tar.xz'} (0.0 MB)\n"
+    assert (tmp_path / "pairs.tar.xz").read_bytes() == pack_bytes(str(tmp_path / "study"), record_members(TWO_SEEDS))
+    assert main([str(tmp_path / "absent"), str(tmp_path / "other.tar.xz")]) == 1
+    assert capsys.readouterr().err.startswith("error: missing ")
 
 
 def test_packing_a_folder_without_a_pair_names_it_and_writes_nothing(tmp_path):
