@@ -18,7 +18,9 @@ It adds, where the results have the figures for them:
 What needs the per-question predictions (the study folder's `pairs/*/predictions.jsonl`), which
 `results.json` does not hold, is not computed: the paragraph-bootstrap intervals and randomisation
 tests of the declared groups, and the seed and question variance components. A rerun of the study
-computes them. The results are written back atomically, in the layout `allennlp compare` writes.
+computes them, and so does `allennlp compare STUDY --reanalyse PAIRS.tar.xz` from a study's
+per-question record (`records.py`), where one is kept. The results are written back atomically, in
+the layout `allennlp compare` writes.
 """
 import argparse
 import copy
