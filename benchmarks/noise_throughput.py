@@ -8,10 +8,25 @@ Prints questions/s for keyboard, misspelling, back_translation (apertium eng-spa
 (flite kal16 -> pocketsphinx); for asr, the seconds of audio made, the real-time factor of
 synthesis and of recognition (processing seconds per audio second) and the WER of each setup,
 and `allennlp noise` questions/s with --workers 1 and 2 for each setup.
+
+Then each source through `allennlp noise --workers 1` and `--workers 2` (its own process; raw wall
+time and net of a one-question start-up run of the same source), in questions/s, per worker and per
+core, against the engines run alone on the same questions in the same run (the baseline, the limit
+of each path): apertium's command line (`apertium -u eng-spa`, then `spa-eng` on its output, one
+call each), the `flite` binary with the ASR path's voice (kal16) writing each question's wav, and
+pocketsphinx's Python decoder (`pocketsphinx.Decoder`, the recogniser's options, loaded once) on
+those wavs; keyboard and misspelling have no engine, so their limit is the source in this process
+(the first table). The limit of the ASR path is one question's flite plus its pocketsphinx time;
+with 2 workers every limit is scaled by the cores the workers can use.
+
+    .venv/bin/python benchmarks/noise_throughput.py [--asr-questions 100] [--cli-questions 1190]
+
+`--quick` (the test) runs everything on a few questions.
 """
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,11 +50,145 @@ def rate(source, questions, batch_size=64):
     return len(questions) / (time.perf_counter() - start)
 
 
+def subset_file(path: Path, limit: int) -> int:
+    """The first `limit` XQuAD-en questions as a SQuAD file at `path`; returns how many."""
+    data = json.load(open(DATA / "xquad" / "xquad.en.json", encoding="utf-8"))
+    kept, count = [], 0
+    for article in data["data"]:
+        for paragraph in article["paragraphs"]:
+            qas = paragraph["qas"][: max(0, limit - count)]
+            count += len(qas)
+            if qas:
+                kept.append({"title": article.get("title", ""), "paragraphs": [dict(paragraph, qas=qas)]})
+    path.write_text(json.dumps({"version": "1.1", "data": kept}))
+    return count
+
+
+NOISE_CONFIGS = {
+    "keyboard": "keyboard",
+    "misspelling": json.dumps({"type": "misspelling", "path": str(DATA / "misspellings/wikipedia_common_misspellings.txt")}),
+    "back_translation": "back_translation",
+    "asr": "asr",
+}
+
+
+def cli_rate(source: str, data: Path, out: Path, workers: int) -> float:
+    """Seconds of `allennlp noise DATA OUT --noise SOURCE --workers N` in its own process."""
+    command = [str(Path(sys.executable).parent / "allennlp"), "noise", str(data), str(out), "--noise",
+               NOISE_CONFIGS[source], "--workers", str(workers), "--no-progress"]
+    began = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    seconds = time.perf_counter() - began
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
+    return seconds
+
+
+def apertium_alone(questions) -> float:
+    """Seconds of apertium's command line alone: eng-spa on the questions (a line each), then
+    spa-eng on its output, one process call each."""
+    text = "\n".join(" ".join(q.split()) for q in questions) + "\n"
+    began = time.perf_counter()
+    for pair in ("eng-spa", "spa-eng"):
+        done = subprocess.run(["apertium", "-u", pair], input=text, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"apertium -u {pair} failed: {done.stderr.strip()}")
+        text = done.stdout
+    return time.perf_counter() - began
+
+
+def flite_alone(questions, folder: Path, voice: str = "kal16"):
+    """Seconds of the flite binary alone writing each question's wav (as the ASR path calls it),
+    and the wavs."""
+    paths = []
+    began = time.perf_counter()
+    for k, question in enumerate(questions):
+        path = folder / f"q{k}.wav"
+        subprocess.run(["flite", "-voice", voice, "-t", question, "-o", str(path)], capture_output=True, check=True)
+        paths.append(path)
+    return time.perf_counter() - began, paths
+
+
+def pocketsphinx_alone(paths) -> float:
+    """Seconds of pocketsphinx's Python decoder alone (the recogniser's options, loaded once before
+    the timing) on the wavs, one utterance after another."""
+    from srcframework.common.audio import float_to_int16, read_wav, resample
+    from srcframework.speech.pocketsphinx_asr import PocketsphinxRecognizer, decode
+
+    decoder = PocketsphinxRecognizer().decoder()
+    samples = []
+    for path in paths:
+        waveform, rate = read_wav(str(path), allow_empty=True)
+        samples.append(float_to_int16(resample(waveform, rate, 16000)))
+    began = time.perf_counter()
+    for utterance in samples:
+        if utterance.size:
+            decode(decoder, utterance)
+    return time.perf_counter() - began
+
+
+def engines_against_cli(args, questions, in_process: dict, figures: dict) -> None:
+    cores = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        rows = []
+        for source in ("keyboard", "misspelling", "back_translation", "asr"):
+            limit = args.asr_questions if source == "asr" else args.cli_questions
+            data = tmp / f"{source}_in.json"
+            count = subset_file(data, limit)
+            texts = questions[:count]
+            one = tmp / f"{source}_one.json"
+            subset_file(one, 1)
+            startup = cli_rate(source, one, tmp / f"{source}_one_out.json", 1)
+            if source == "back_translation":
+                engine, label = count / apertium_alone(texts), "apertium eng-spa + spa-eng CLI"
+            elif source == "asr":
+                (tmp / "wav").mkdir()
+                flite_seconds, paths = flite_alone(texts, tmp / "wav")
+                sphinx_seconds = pocketsphinx_alone(paths)
+                engine, label = count / (flite_seconds + sphinx_seconds), "flite kal16 CLI + pocketsphinx decoder"
+                figures["engine_flite_questions_per_s"] = count / flite_seconds
+                figures["engine_pocketsphinx_questions_per_s"] = count / sphinx_seconds
+            else:
+                engine, label = in_process[source], "the source in this process"
+            figures[f"engine_{source}_questions_per_s"] = engine
+            for workers in (1, 2):
+                seconds = cli_rate(source, data, tmp / f"{source}_{workers}.json", workers)
+                used = min(workers, cores)
+                raw = count / seconds
+                net = count / max(seconds - startup, 1e-9) if seconds > startup else None
+                row = {"source": source, "workers": workers, "questions": count, "seconds": seconds,
+                       "startup_seconds": startup, "raw": raw, "net": net, "engine": engine * used,
+                       "engine_label": label}
+                rows.append(row)
+                figures[f"cli_{source}_workers_{workers}"] = row
+    print(f"\n`allennlp noise` against the engines alone (the baseline: the limit of each path, scaled by the "
+          f"cores the workers can use; {cores} CPUs); raw: the process's wall time, net: minus a one-question run\n")
+    print("| source | workers | questions | raw q/s | net q/s | net per worker | net per core | engine limit q/s "
+          "| engine | % of limit (net) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    for row in rows:
+        net = row["net"]
+        cells = ["n/a"] * 4 if net is None else [f"{net:.2f}", f"{net / row['workers']:.2f}",
+                                                  f"{net / min(row['workers'], cores):.2f}",
+                                                  f"{100 * net / row['engine']:.0f}%"]
+        print(f"| {row['source']} | {row['workers']} | {row['questions']} | {row['raw']:.2f} | {cells[0]} | "
+              f"{cells[1]} | {cells[2]} | {row['engine']:.2f} | {row['engine_label']} | {cells[3]} |")
+    if "engine_flite_questions_per_s" in figures:
+        print(f"ASR engines alone: flite {figures['engine_flite_questions_per_s']:.2f} questions/s, pocketsphinx "
+              f"{figures['engine_pocketsphinx_questions_per_s']:.2f} questions/s (one core)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--asr-questions", type=int, default=100, help="questions for the (slow) asr figures")
+    parser.add_argument("--cli-questions", type=int, default=1190,
+                        help="questions of the text sources through `allennlp noise` and their engines")
+    parser.add_argument("--quick", action="store_true", help="a few questions everywhere (the test)")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
+    if args.quick:
+        args.asr_questions, args.cli_questions = 2, 8
 
     from allennlp.common import Params
 
@@ -50,6 +199,8 @@ def main() -> None:
     from srcframework.speech.engines import SpeechRecognizer
 
     questions = xquad_questions()
+    if args.quick:
+        questions = questions[:16]
     figures = {"questions": len(questions)}
     configs = {
         "keyboard": {"type": "keyboard"},
@@ -89,22 +240,14 @@ def main() -> None:
           f"WER {figures['asr_fast_wer'] - figures['asr_default_wer']:+.1f} points")
 
     with tempfile.TemporaryDirectory() as tmp:
-        subset_file = Path(tmp) / "subset.json"
-        data = json.load(open(DATA / "xquad" / "xquad.en.json", encoding="utf-8"))
-        kept, count = [], 0
-        for article in data["data"]:
-            for paragraph in article["paragraphs"]:
-                qas = paragraph["qas"][: max(0, args.asr_questions - count)]
-                count += len(qas)
-                if qas:
-                    kept.append({"title": article.get("title", ""), "paragraphs": [dict(paragraph, qas=qas)]})
-        subset_file.write_text(json.dumps({"version": "1.1", "data": kept}))
+        subset = Path(tmp) / "subset.json"
+        count = subset_file(subset, args.asr_questions)
         timing = {}
         for name in ("default", "fast"):
             for workers in (1, 2):
                 noise = {"type": "asr", "recognizer": setups[name]}
                 start = time.perf_counter()
-                make_challenge_set(str(subset_file), str(Path(tmp) / f"asr_{name}{workers}.json"), noise,
+                make_challenge_set(str(subset), str(Path(tmp) / f"asr_{name}{workers}.json"), noise,
                                    workers=workers, batch_size=8, progress=False)
                 timing[name, workers] = count / (time.perf_counter() - start)
             same = (Path(tmp) / f"asr_{name}1.json").read_bytes() == (Path(tmp) / f"asr_{name}2.json").read_bytes()
@@ -116,6 +259,7 @@ def main() -> None:
         print(f"| {name} | {workers} | {value:.2f} | {value / timing['default', 1]:.2f}x |")
     print(f"9,380 training questions with the fast setup and 2 workers: about "
           f"{9380 / timing['fast', 2] / 60:.0f} minutes")
+    engines_against_cli(args, questions, {name: figures[name] for name in configs}, figures)
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1))
 
