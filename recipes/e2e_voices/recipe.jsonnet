@@ -39,7 +39,7 @@ function(runs='runs')
       // in models/snapshots (or trained, where there is none), with the text BiDAF it starts from
       first_stage: {
         needs: ['e2e_cpu_inputs'],
-        command: ['allennlp', 'recipe', 'run', 'e2e_cpu', 'e2e_s2', '--runs', runs],
+        command: ['allennlp', 'recipe', 'run', 'e2e_cpu', 'text_bidaf', 'e2e_s2', '--runs', runs],
         outputs: [runs + '/e2e_speecht5_ctc_s2/best.th'],
       },
       // the 1,072 questions of the held-out articles read by the five development voices
