@@ -18,12 +18,12 @@ install: $(STAMP)
 
 PLUGIN_FILES := $(wildcard plugins/srcframework-phonetic/setup.py plugins/srcframework-phonetic/srcframework_phonetic/*.py)
 
-$(STAMP): setup.py requirements.txt requirements-bench.txt Makefile $(PLUGIN_FILES)
+$(STAMP): setup.py requirements.txt constraints.txt requirements-bench.txt Makefile $(PLUGIN_FILES)
 	@bash scripts/install_system_deps.sh
 	test -x $(PY) || $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11) and "$(PYTHON) is Python %d.%d; srcframework installs on 3.11: make PYTHON=python3.11 ..." % sys.version_info[:2])'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip wheel "setuptools<81"
-	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q -r requirements.txt -c constraints.txt
 	$(PY) -m pip install -q --no-deps allennlp==2.10.1
 	$(PY) -m pip install -q --no-deps --upgrade --target $(BENCH_SITE) -r requirements-bench.txt
 	$(PY) -m pip install -q --no-deps --no-build-isolation -e .

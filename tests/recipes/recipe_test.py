@@ -12,6 +12,7 @@ from srcframework.recipes.recipe import load_recipe
 from srcframework.recipes.status import under_way
 from tests.conftest import FIXTURES
 from tests.recipes.markdown_into_test import RESULTS
+from tests.studies.records_test import record_files
 
 TINY = str(FIXTURES / "recipes" / "tiny")
 
@@ -108,7 +109,7 @@ def test_the_report_job_copies_the_results_and_fills_the_readme(tmp_path):
     missing = RecipeJob.by_name("report")(results=str(tmp_path / "none.json"), recipe=str(recipe), cards=False)
     with pytest.raises(InputError, match="missing .*none.json: run the study step first"):
         missing.run()
-    (tmp_path / "results.json").write_text(json.dumps(RESULTS))
+    record_files(tmp_path, RESULTS)  # results.json and its pairs, which the job packs beside it
     RecipeJob.by_name("report")(results=str(tmp_path / "results.json"), recipe=str(recipe), cards=False).run()
     assert json.loads((recipe / "results.json").read_text()) == RESULTS
     assert "Not yet run here" not in (recipe / "README.md").read_text()
