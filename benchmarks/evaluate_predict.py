@@ -85,7 +85,11 @@ NAMES = {"baseline": "allennlp-models 2.10.1 `bidaf` (baseline)", "ours": "srcfr
 
 def first_questions(squad_file: str, count: int) -> dict:
     """The SQuAD JSON of the first `count` questions of `squad_file` (file order; 0: all)."""
-    data = json.loads(Path(squad_file).read_text(encoding="utf-8"))
+    return questions_of(json.loads(Path(squad_file).read_text(encoding="utf-8")), count)
+
+
+def questions_of(data: dict, count: int) -> dict:
+    """The SQuAD JSON of the first `count` questions of `data` (their paragraphs and articles; 0: all)."""
     left = count or sum(len(p["qas"]) for a in data["data"] for p in a["paragraphs"])
     articles = []
     for article in data["data"]:

@@ -42,6 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from evaluate_predict import questions_of  # noqa: E402
+
 DATA = Path(os.environ.get("SHARED_DATA", ROOT.parent / "shared" / "data"))
 SQUAD_DEV = DATA / "squad" / "dev-v1.1.json"
 QUICKSTART = ROOT / "models" / "bidaf-quickstart.tar.gz"
@@ -114,22 +116,10 @@ def load_dev() -> dict:
 
 def first_questions(data: dict, count: int) -> dict:
     """A SQuAD file of the first `count` questions of `data` (their paragraphs and articles)."""
-    kept, left = [], count
-    for article in data["data"]:
-        paragraphs = []
-        for paragraph in article["paragraphs"]:
-            if left <= 0:
-                break
-            qas = paragraph["qas"][:left]
-            left -= len(qas)
-            paragraphs.append(dict(paragraph, qas=qas))
-        if paragraphs:
-            kept.append(dict(article, paragraphs=paragraphs))
-        if left <= 0:
-            break
-    if left > 0:
+    subset = questions_of(data, count)
+    if sum(len(p["qas"]) for a in subset["data"] for p in a["paragraphs"]) < count:
         raise SystemExit(f"{SQUAD_DEV} has fewer than {count} questions")
-    return {"version": "1.1", "data": kept}
+    return subset
 
 
 def long_context(data: dict, tokens: int) -> dict:

@@ -193,24 +193,12 @@ def step_flops(model, batch, optimizer) -> dict:
 def measure_step(args) -> dict:
     """srcframework's BiDAF (train_throughput's `ours()`) on its batches: seconds a step, FLOPs a step."""
     import torch
-    from allennlp.data import Batch, Vocabulary
 
-    import srcframework  # noqa: F401
-    from train_throughput import make_batches, ours
+    from train_throughput import training_setup
 
     torch.set_num_threads(args.step_threads)
-    torch.manual_seed(0)
-    batches = make_batches(args.batch_size, args.steps + args.warmup + 1, 0, args.squad, args.exclude_from)
-    batches, build = ours(batches)
-    vocab = Vocabulary.from_instances(i for b in batches for i in b)
-    model = build(vocab)
-    tensors = []
-    for batch in batches:
-        b = Batch(batch)
-        b.index_instances(vocab)
-        tensors.append(b.as_tensor_dict())
-    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=0.001, betas=(0.9, 0.9))
-    model.train()
+    model, optimizer, tensors = training_setup("ours", args.batch_size, args.steps + args.warmup + 1, args.squad,
+                                               args.exclude_from)
     times = []
     for step, batch in enumerate(tensors[:-1]):
         began = time.perf_counter()

@@ -130,15 +130,16 @@ def baseline(batches):
     return converted, build
 
 
-def run_one(which: str, batch_size: int, count: int, warmup: int, squad: str = DEFAULT_SQUAD,
-            exclude: str = DEFAULT_EXCLUDE) -> dict:
+def training_setup(which: str, batch_size: int, count: int, squad: str = DEFAULT_SQUAD, exclude: str = DEFAULT_EXCLUDE):
+    """`which` model ("ours" or "baseline") in training mode, its Adam and `count` tensor batches
+    (torch seed 0): `(model, optimizer, tensors)`."""
     import torch
     from allennlp.data import Batch, Vocabulary
 
     import srcframework  # noqa: F401
 
     torch.manual_seed(0)
-    batches = make_batches(batch_size, count + warmup, 0, squad, exclude)
+    batches = make_batches(batch_size, count, 0, squad, exclude)
     batches, build = (ours if which == "ours" else baseline)(batches)
     vocab = Vocabulary.from_instances(i for b in batches for i in b)
     model = build(vocab)
@@ -149,6 +150,14 @@ def run_one(which: str, batch_size: int, count: int, warmup: int, squad: str = D
         tensors.append(b.as_tensor_dict())
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=0.001, betas=(0.9, 0.9))
     model.train()
+    return model, optimizer, tensors
+
+
+def run_one(which: str, batch_size: int, count: int, warmup: int, squad: str = DEFAULT_SQUAD,
+            exclude: str = DEFAULT_EXCLUDE) -> dict:
+    import torch
+
+    model, optimizer, tensors = training_setup(which, batch_size, count + warmup, squad, exclude)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     examples = 0
     for step, batch in enumerate(tensors):
