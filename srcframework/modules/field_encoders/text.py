@@ -8,6 +8,7 @@ from allennlp.modules.token_embedders import Embedding, TokenCharactersEncoder
 from allennlp.nn.util import get_text_field_mask
 
 from srcframework.common.errors import InputError
+from srcframework.modules.dropout import Dropout
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
 
 
@@ -60,7 +61,7 @@ class TextFieldEncoder(FieldEncoder):
                 f"text field encoder: encoder input_size {encoder.get_input_dim()} != embedding size {embedding_dim}"
             )
         self.encoder = encoder
-        self.dropout = torch.nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def get_output_dim(self) -> int:
         return self.encoder.get_output_dim()

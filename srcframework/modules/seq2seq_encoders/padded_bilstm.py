@@ -1,13 +1,35 @@
 import torch
 from allennlp.modules.seq2seq_encoders import Seq2SeqEncoder
 
+from srcframework.modules.dropout import Dropout
+from srcframework.modules.seq2seq_encoders.two_directions import both_directions
+
+
+def _reverse_index(lengths: torch.LongTensor, steps: int) -> torch.LongTensor:
+    positions = torch.arange(steps, device=lengths.device).unsqueeze(0).expand(lengths.size(0), -1)
+    source = lengths.unsqueeze(1) - 1 - positions
+    return torch.where(source >= 0, source, positions)
+
+
+class _Reverse(torch.autograd.Function):
+    """The reversal is its own inverse, so its gradient is the gradient reversed: a gather again,
+    rather than the scatter-add that `gather`'s own backward runs."""
+
+    @staticmethod
+    def forward(ctx, inputs: torch.Tensor, index: torch.LongTensor) -> torch.Tensor:
+        ctx.save_for_backward(index)
+        return inputs.gather(1, index)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor):
+        (index,) = ctx.saved_tensors
+        return grad.gather(1, index), None
+
 
 def reverse_padded(inputs: torch.Tensor, lengths: torch.LongTensor) -> torch.Tensor:
     """Reverse each row's first `length` steps; padding steps stay where they are."""
-    steps = torch.arange(inputs.size(1), device=inputs.device).unsqueeze(0).expand(inputs.size(0), -1)
-    source = lengths.unsqueeze(1) - 1 - steps
-    source = torch.where(source >= 0, source, steps)
-    return inputs.gather(1, source.unsqueeze(-1).expand_as(inputs))
+    index = _reverse_index(lengths, inputs.size(1)).unsqueeze(-1).expand_as(inputs)
+    return _Reverse.apply(inputs, index)
 
 
 @Seq2SeqEncoder.register("padded_bilstm")
@@ -17,7 +39,10 @@ class PaddedBiLstm(Seq2SeqEncoder):
     without packing. Padding sits after each row's tokens, so the forward direction runs on the
     padded batch as it is; the backward direction runs forward over each row reversed within its
     own length. Both then use the dense LSTM kernel, which on CPU trains about twice as fast as
-    the packed-sequence path (`benchmarks/train_throughput.py`). Padding positions output zeros.
+    the packed-sequence path (`benchmarks/train_throughput.py`). With two or more torch threads
+    the two directions of a layer run side by side, one core each (`two_directions.py`), forward
+    and backward. Padding positions output zeros. Dropout between layers draws byte masks
+    (`srcframework.modules.dropout`).
 
     # Parameters
 
@@ -39,7 +64,7 @@ class PaddedBiLstm(Seq2SeqEncoder):
             size = input_size if layer == 0 else 2 * hidden_size
             self.forward_layers.append(torch.nn.LSTM(size, hidden_size, batch_first=True))
             self.backward_layers.append(torch.nn.LSTM(size, hidden_size, batch_first=True))
-        self.dropout = torch.nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def get_input_dim(self) -> int:
         return self.input_size
@@ -57,7 +82,14 @@ class PaddedBiLstm(Seq2SeqEncoder):
         for layer, (forward_lstm, backward_lstm) in enumerate(zip(self.forward_layers, self.backward_layers)):
             if layer > 0:
                 output = self.dropout(output)
-            forward_out, _ = forward_lstm(output)
-            backward_out, _ = backward_lstm(reverse_padded(output, lengths))
-            output = torch.cat([forward_out, reverse_padded(backward_out, lengths)], dim=-1) * keep
+
+            def forward_direction(x, lstm=forward_lstm):
+                return lstm(x)[0]
+
+            def backward_direction(x, lstm=backward_lstm):
+                return reverse_padded(lstm(reverse_padded(x, lengths))[0], lengths)
+
+            output = both_directions(
+                output, forward_direction, backward_direction, list(forward_lstm.parameters()), list(backward_lstm.parameters())
+            ) * keep
         return output

@@ -2,6 +2,7 @@ from typing import Optional, Tuple
 
 import torch
 
+from srcframework.modules.dropout import Dropout
 from srcframework.modules.seq2seq_encoders.padded_bilstm import PaddedBiLstm
 from srcframework.modules.span_heads.span_head import SpanHead
 from srcframework.modules.span_heads.span_ops import mask_logits
@@ -52,7 +53,7 @@ class BiAttentionSpanHead(SpanHead):
         # no bias: a constant shift of every logit leaves the softmax unchanged
         self.start_output = torch.nn.Linear(4 * input_dim + 2 * modeling_dim, 1, bias=False)
         self.end_output = torch.nn.Linear(4 * input_dim + 2 * modeling_dim, 1, bias=False)
-        self.dropout = torch.nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def get_input_dim(self) -> int:
         return self.input_dim
@@ -79,6 +80,15 @@ class BiAttentionSpanHead(SpanHead):
         )
         modeled = self.dropout(self.modeling(merged, context_mask))
         end_modeled = self.span_end(modeled, context_mask)
-        start_logits = self.start_output(self.dropout(torch.cat([merged, modeled], -1))).squeeze(-1)
-        end_logits = self.end_output(self.dropout(torch.cat([merged, end_modeled], -1))).squeeze(-1)
+        start_logits = self._output(self.start_output, merged, modeled)
+        end_logits = self._output(self.end_output, merged, end_modeled)
         return start_logits, end_logits
+
+    def _output(self, layer: torch.nn.Linear, merged: torch.Tensor, modeled: torch.Tensor) -> torch.Tensor:
+        # w . dropout([G; M]) as w_G . dropout(G) + w_M . dropout(M): the same sum, without
+        # copying G and M into one (B x m x 4d + 2 modeling_dim) tensor
+        split = merged.size(-1)
+        return (
+            torch.nn.functional.linear(self.dropout(merged), layer.weight[:, :split])
+            + torch.nn.functional.linear(self.dropout(modeled), layer.weight[:, split:])
+        ).squeeze(-1)

@@ -1,0 +1,1 @@
+from srcframework.modules.seq2vec_encoders.max_pool_cnn import MaxPoolCnn
