@@ -42,7 +42,7 @@
           token_characters: {
             type: 'character_encoding',
             embedding: { embedding_dim: 16 },
-            encoder: { type: 'max_pool_cnn', embedding_dim: 16, num_filters: 100, ngram_filter_sizes: [5] },
+            encoder: { type: 'cnn', embedding_dim: 16, num_filters: 100, ngram_filter_sizes: [5] },
             dropout: dropout,
           },
         },

@@ -2,7 +2,8 @@ from typing import Optional, Tuple
 
 import torch
 from allennlp.data import TextFieldTensors
-from allennlp.modules import Highway, Seq2SeqEncoder, TextFieldEmbedder
+from allennlp.modules import Highway, Seq2SeqEncoder, TextFieldEmbedder, TimeDistributed
+from allennlp.modules.seq2vec_encoders import CnnEncoder
 from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
 from allennlp.modules.token_embedders import Embedding, TokenCharactersEncoder
 from allennlp.nn.util import get_text_field_mask
@@ -10,13 +11,26 @@ from allennlp.nn.util import get_text_field_mask
 from srcframework.common.errors import InputError
 from srcframework.modules.dropout import Dropout
 from srcframework.modules.field_encoders.field_encoder import FieldEncoder
+from srcframework.modules.seq2vec_encoders.max_pool_cnn import MaxPoolCnn
+
+
+def _pool_before_relu(embedder: TextFieldEmbedder) -> None:
+    """Run each character encoder's AllenNLP `cnn` as `max_pool_cnn`: the same function of the same
+    parameters (outputs and input gradients bit for bit), built with fewer full-size tensors."""
+    for module in embedder.modules():
+        if isinstance(module, TimeDistributed) and isinstance(module._module, CnnEncoder):
+            faster = MaxPoolCnn.from_cnn(module._module)
+            if faster is not None:
+                module._module = faster
 
 
 @FieldEncoder.register("text")
 class TextFieldEncoder(FieldEncoder):
     """
     BiDAF's text side: token embeddings (e.g. GloVe + a character CNN), highway layers, a
-    contextual `Seq2SeqEncoder` (e.g. a BiLSTM phrase layer), then dropout.
+    contextual `Seq2SeqEncoder` (e.g. a BiLSTM phrase layer), then dropout. A character encoder
+    given as AllenNLP's `cnn` (ReLU, no projection) runs as `max_pool_cnn`, the same function in
+    fewer operations, with the same parameter names.
 
     # Parameters
 
@@ -48,6 +62,7 @@ class TextFieldEncoder(FieldEncoder):
             raise InputError(f"text field encoder: max_embedding_positions must be at least 1 (or null), "
                              f"got {max_embedding_positions}")
         self.text_field_embedder = text_field_embedder
+        _pool_before_relu(text_field_embedder)
         self.max_embedding_positions = max_embedding_positions
         # whether each token's embedding depends on that token alone, so that pieces of the
         # sequence can be embedded one after another

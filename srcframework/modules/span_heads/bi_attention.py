@@ -86,9 +86,8 @@ class BiAttentionSpanHead(SpanHead):
 
     def _output(self, layer: torch.nn.Linear, merged: torch.Tensor, modeled: torch.Tensor) -> torch.Tensor:
         # w . dropout([G; M]) as w_G . dropout(G) + w_M . dropout(M): the same sum, without
-        # copying G and M into one (B x m x 4d + 2 modeling_dim) tensor
+        # copying G and M into one (B x m x 4d + 2 modeling_dim) tensor, and keeping the dropout
+        # masks rather than dropped-out copies of G and M for the backward pass
         split = merged.size(-1)
-        return (
-            torch.nn.functional.linear(self.dropout(merged), layer.weight[:, :split])
-            + torch.nn.functional.linear(self.dropout(modeled), layer.weight[:, split:])
-        ).squeeze(-1)
+        weight = layer.weight.view(-1)
+        return self.dropout.project(merged, weight[:split]) + self.dropout.project(modeled, weight[split:])
