@@ -51,8 +51,13 @@ ours encodes a context once for the questions on it that share a batch (XQuAD as
 paragraph, in file order): each as it is.
 
 `--threads N` sets OMP_NUM_THREADS and MKL_NUM_THREADS for every process (default: torch's
-default). The tests run it on the tiny fixture (tests/fixtures/squad_tiny.json, with
-`--vocab-from` the same file and a few questions).
+default). `--quick` runs each of those processes of a model (the vocabulary's and the archive's,
+each command and its start-up run, the latency's) as a child forked from one process of that model's,
+in its environment, that made an `allennlp` process's imports once (`ForkServer`; the baseline's
+with `--include-package allennlp_models` done): no interpreter start and no imports each time, so
+the start-up figures hold the archive load alone, and wall time and peak RSS are the forked child's
+(`os.wait4`). The tests run it with `--quick` on the tiny fixture (tests/fixtures/squad_tiny.json,
+with `--vocab-from` the same file and a few questions).
 """
 import argparse
 import json
@@ -78,6 +83,7 @@ SEED = 13
 BATCH_SIZE_KEY = "validation_data_loader.batch_sampler.batch_size"  # `allennlp evaluate -o`, for both
 MODELS = ("baseline", "ours")
 NAMES = {"baseline": "allennlp-models 2.10.1 `bidaf` (baseline)", "ours": "srcframework `span_qa` BiDAF"}
+FORK_SERVERS = {}  # --quick: each model's ForkServer, in its environment
 
 
 # ---------------------------------------------------------------- data
@@ -267,7 +273,13 @@ def measure(command: list) -> dict:
 
 
 def run_measured(which: str, command: list, threads: int) -> dict:
-    """`command` measured from a process of its own (`--child measure`)."""
+    """`command` measured from a process of its own (`--child measure`), or run and measured by the
+    model's fork server (--quick)."""
+    if which in FORK_SERVERS:
+        done, _, stderr = forked(FORK_SERVERS[which], command)
+        if done["returncode"] != 0:
+            sys.exit(f"{which}: {' '.join(command[:3])} ... failed ({done['returncode']}):\n{stderr[-3000:]}")
+        return {"seconds": done["seconds"], "peak_rss_mb": done["peak_rss_mb"]}
     done = subprocess.run([sys.executable, __file__, "--child", "measure", "--"] + command, cwd=ROOT,
                           env=environment(which, threads), capture_output=True, text=True)
     if done.returncode != 0:
@@ -328,11 +340,200 @@ def child(args, rest: list) -> dict:
 
 
 def run_child(which: str, arguments: list, threads: int, extra_env: dict = None) -> dict:
+    """This script's `arguments` (a `--child`) in a process of its own, or in a child forked by the
+    model's fork server (--quick): the JSON of its last line."""
+    if which in FORK_SERVERS:
+        done, stdout, stderr = forked(FORK_SERVERS[which], [sys.executable, __file__] + arguments, extra_env)
+        if done["returncode"] != 0:
+            sys.exit(f"{which}: {' '.join(arguments[:2])} failed:\n{(stdout + stderr)[-3000:]}")
+        return json.loads(stdout.strip().splitlines()[-1])
     done = subprocess.run([sys.executable, __file__] + arguments, cwd=ROOT, capture_output=True, text=True,
                           env=environment(which, threads, extra_env))
     if done.returncode != 0:
         sys.exit(f"{which}: {' '.join(arguments[:2])} failed:\n{(done.stdout + done.stderr)[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------- forked runs (--quick)
+
+
+def run_in_process(argv: list) -> None:
+    """Runs the command line `argv` in this process as its own process would run it: this Python on
+    a script (`runpy.run_path`, as `__main__`) or on `-m MODULE`, or a Python console script such as
+    .venv/bin/allennlp (the script file itself, as `__main__`)."""
+    import runpy
+
+    if argv[0] == sys.executable and argv[1] == "-m":
+        sys.argv = [argv[2]] + list(argv[3:])
+        runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
+    elif argv[0] == sys.executable:
+        sys.argv = list(argv[1:])
+        runpy.run_path(argv[1], run_name="__main__")
+    else:
+        sys.argv = list(argv)
+        runpy.run_path(argv[0], run_name="__main__")
+
+
+def allennlp_imports(include=()) -> None:
+    """What an `allennlp` process imports before its command runs: AllenNLP's commands and its
+    plugins (srcframework's, and allennlp-models where it is importable), and each of `include`
+    with its submodules (as `--include-package` imports them)."""
+    from allennlp.commands import main  # noqa: F401
+    from allennlp.common.plugins import import_plugins
+    from allennlp.common.util import import_module_and_submodules
+
+    import_plugins()
+    for package in include:
+        import_module_and_submodules(package)
+
+
+def _forked_command(request: dict) -> None:
+    """In a child forked by the server: the request's command with its output files, cwd and extra
+    environment; ends the child with the command's exit status (never returns)."""
+    import traceback
+
+    code = 1
+    try:
+        os.chdir(request["cwd"])
+        os.environ.update(request["env"])
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        out = os.open(request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        err = out if request["stderr"] == request["stdout"] else os.open(
+            request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(out, 1)
+        os.dup2(err, 2)
+        try:
+            run_in_process(request["argv"])
+            code = 0
+        except SystemExit as stop:
+            if stop.code is None or isinstance(stop.code, int):
+                code = stop.code or 0
+            else:
+                print(stop.code, file=sys.stderr)
+        except BaseException:
+            traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def serve(requests, replies) -> None:
+    """The fork server's loop: for each request line (JSON), a forked child runs its command; the
+    reply line is its exit status, wall seconds and peak RSS (`os.wait4`). Ends at the end of
+    `requests`."""
+    for line in requests:
+        request = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        start = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            _forked_command(request)
+        _, status, usage = os.wait4(pid, 0)
+        replies.write(json.dumps({"returncode": os.waitstatus_to_exitcode(status),
+                                  "seconds": time.perf_counter() - start,
+                                  "peak_rss_mb": usage.ru_maxrss / 1024}) + "\n")
+        replies.flush()
+
+
+class ForkServer:
+    """A process that has made an `allennlp` process's imports once and runs each command line given
+    it in a child forked from itself: each command still has a process of its own, whose wall time
+    and peak RSS come from `os.wait4`, but no interpreter start and no imports of its own (the quick
+    runs of the benchmarks here, whose start-up figures then hold neither). `ForkServer.fork(include)`
+    makes the imports here and forks the server from this process (call it before any work);
+    `ForkServer.spawn(env, include)` starts it as this script's `--child fork-server` in the
+    environment `env`. Closing it ends the server."""
+
+    def __init__(self, requests, replies, pid: int = 0, process: subprocess.Popen = None, log=None):
+        self.requests, self.replies, self.pid, self.process, self.log = requests, replies, pid, process, log
+
+    @classmethod
+    def fork(cls, include=()) -> "ForkServer":
+        allennlp_imports(include)
+        to_server, from_client = os.pipe()
+        to_client, from_server = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                os.close(from_client)
+                os.close(to_client)
+                serve(os.fdopen(to_server, "r"), os.fdopen(from_server, "w"))
+                code = 0
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        os.close(to_server)
+        os.close(from_server)
+        return cls(os.fdopen(from_client, "w"), os.fdopen(to_client, "r"), pid=pid)
+
+    @classmethod
+    def spawn(cls, env: dict, include=()) -> "ForkServer":
+        """The server in a process of its own, its stderr (the imports' messages) to a temporary file
+        shown if it ends early."""
+        log = tempfile.TemporaryFile("w+")
+        process = subprocess.Popen([sys.executable, __file__, "--child", "fork-server", "--", *include], cwd=ROOT,
+                                   env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
+        return cls(process.stdin, process.stdout, process=process, log=log)
+
+    def run(self, argv: list, stdout, stderr=None, env: dict = None) -> dict:
+        """`argv` in a forked child, its output to the files `stdout` and `stderr` (default: the
+        same file): `returncode`, `seconds` and `peak_rss_mb`."""
+        request = {"argv": [str(a) for a in argv], "stdout": str(stdout), "stderr": str(stderr or stdout),
+                   "env": env or {}, "cwd": str(ROOT)}
+        self.requests.write(json.dumps(request) + "\n")
+        self.requests.flush()
+        reply = self.replies.readline()
+        if not reply:
+            tail = ""
+            if self.log is not None:
+                self.log.seek(0)
+                tail = ":\n" + self.log.read()[-3000:]
+            sys.exit(f"the fork server ended before running {' '.join(request['argv'][:3])} ...{tail}")
+        return json.loads(reply)
+
+    def close(self) -> None:
+        self.requests.close()
+        if self.process is not None:
+            self.process.wait()
+        else:
+            os.waitpid(self.pid, 0)
+        self.replies.close()
+        if self.log is not None:
+            self.log.close()
+
+    def __enter__(self) -> "ForkServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def forked(server: ForkServer, argv: list, env: dict = None) -> tuple:
+    """`argv` in a child forked by `server`: its reply (`ForkServer.run`), stdout and stderr."""
+    with tempfile.TemporaryDirectory(prefix="forked-") as folder:
+        stdout, stderr = Path(folder, "stdout"), Path(folder, "stderr")
+        done = server.run(argv, stdout, stderr, env)
+        return done, stdout.read_text(errors="replace"), stderr.read_text(errors="replace")
+
+
+def fork_server(include: list) -> None:
+    """`--child fork-server`: the imports, then the server on stdin (requests) and the original
+    stdout (replies), whatever else writes to stdout going to stderr."""
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    allennlp_imports(include)
+    serve(sys.stdin, replies)
 
 
 # ---------------------------------------------------------------- the run
@@ -436,14 +637,20 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="OMP/MKL threads of every process (default: torch's)")
     parser.add_argument("--vocab-from", default="",
                         help="build the vocabulary from this SQuAD file, whole (default: bidaf_cpu_scale's own)")
+    parser.add_argument("--quick", action="store_true",
+                        help="each model's processes forked from one of its own that made its imports once (the test)")
     parser.add_argument("--json", help="also write all figures here")
-    parser.add_argument("--child", choices=["measure", "vocabulary", "archive", "latency"], help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=["measure", "vocabulary", "archive", "latency", "fork-server"],
+                        help=argparse.SUPPRESS)
     parser.add_argument("--model", choices=MODELS, help=argparse.SUPPRESS)
     parser.add_argument("--folder", help=argparse.SUPPRESS)
     parser.add_argument("--vocabulary", help=argparse.SUPPRESS)
     parser.add_argument("--archive", help=argparse.SUPPRESS)
     parser.add_argument("--questions-file", help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args()
+    if args.child == "fork-server":
+        fork_server(rest[1:] if rest[:1] == ["--"] else rest)
+        return
     if args.child:
         print(json.dumps(child(args, rest[1:] if rest[:1] == ["--"] else rest)))
         return
@@ -452,6 +659,21 @@ def main() -> None:
     if not (BENCH_SITE / "allennlp_models").is_dir():
         sys.exit(f"allennlp-models is not in {BENCH_SITE} (make install puts it there)")
 
+    if args.quick:  # both importing at once, before any work
+        for which in MODELS:
+            include = ["allennlp_models"] if which == "baseline" else []
+            FORK_SERVERS[which] = ForkServer.spawn(environment(which, args.threads), include)
+    try:
+        results = run_parts(args)
+    finally:
+        for server in FORK_SERVERS.values():
+            server.close()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+def run_parts(args) -> dict:
+    """The vocabulary, the archives and the three parts, in a temporary folder: all the figures."""
     with tempfile.TemporaryDirectory(prefix="evaluate_predict-") as folder:
         tmp = Path(folder)
         squad = first_questions(args.squad, args.questions)
@@ -504,8 +726,7 @@ def main() -> None:
     results["evaluate"] = command_table("evaluate", "examples/s", parts["evaluate"], questions, args.batch_size)
     results["predict"] = command_table("predict", "questions/s", parts["predict"], questions, args.batch_size)
     results["latency"] = latency_table(latency_rows)
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
+    return results
 
 
 if __name__ == "__main__":

@@ -27,7 +27,10 @@ and the fixed time.
 
     .venv/bin/python benchmarks/growth.py [--jobs evaluate context noise compare] [--sizes N N N N] [--json FILE]
 
-`--quick` runs every job at two tiny sizes (the test); `--sizes` sets the sizes of every job chosen.
+`--quick` runs every job at two tiny sizes (the test), each size and start-up run in a child forked from
+one process that made allennlp's imports once (evaluate_predict.py's `ForkServer`) rather than in a fresh
+interpreter: raw figures and start-up runs then hold no interpreter start and no imports. `--sizes` sets
+the sizes of every job chosen.
 """
 import argparse
 import json
@@ -42,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from evaluate_predict import questions_of  # noqa: E402
+from evaluate_predict import ForkServer, questions_of  # noqa: E402
 
 DATA = Path(os.environ.get("SHARED_DATA", ROOT.parent / "shared" / "data"))
 SQUAD_DEV = DATA / "squad" / "dev-v1.1.json"
@@ -78,21 +81,26 @@ JOBS = {  # name -> (default sizes, quick sizes, unit)
 FLAG = 1.1
 
 
-def run_measured(command, log: Path) -> dict:
-    """Runs `command` (stdout and stderr to `log`) and returns its wall seconds, peak RSS (MB), the
-    latter from this child's own rusage (`os.wait4`), and the seconds inside `allennlp`'s main."""
-    with open(log, "w") as out:
-        began = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - began
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
+def run_measured(command, log: Path, server: ForkServer = None) -> dict:
+    """Runs `command` (stdout and stderr to `log`), in a fresh process or in a child forked by
+    `server` (--quick), and returns its wall seconds, peak RSS (MB), the latter from this child's own
+    rusage (`os.wait4`), and the seconds inside `allennlp`'s main."""
+    if server is not None:
+        done = server.run(command, log)
+        returncode, seconds, peak_mb = done["returncode"], done["seconds"], done["peak_rss_mb"]
+    else:
+        with open(log, "w") as out:
+            began = time.perf_counter()
+            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+            _, status, usage = os.wait4(process.pid, 0)
+            seconds = time.perf_counter() - began
+        returncode, peak_mb = os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024
+    if returncode != 0:
         tail = log.read_text(errors="replace")[-3000:]
-        raise SystemExit(f"{' '.join(map(str, command))} failed (exit {process.returncode}):\n{tail}")
+        raise SystemExit(f"{' '.join(map(str, command))} failed (exit {returncode}):\n{tail}")
     timing = Path(command[command.index("--driver") + 1])
     inside = json.loads(timing.read_text())["seconds"]
-    return {"seconds": seconds, "peak_mb": usage.ru_maxrss / 1024, "inside_seconds": inside}
+    return {"seconds": seconds, "peak_mb": peak_mb, "inside_seconds": inside}
 
 
 def exponent(sizes, values):
@@ -259,11 +267,11 @@ class Job:
         return allennlp("compare", self.studies[size], "-o", out, "--no-progress", *statistics, timing=timing)
 
 
-def measure(job: Job) -> dict:
-    startup = run_measured(job.command(None), job.folder / "startup.log")
+def measure(job: Job, server: ForkServer = None) -> dict:
+    startup = run_measured(job.command(None), job.folder / "startup.log", server)
     rows = []
     for size in job.sizes:
-        raw = run_measured(job.command(size), job.folder / f"size_{size}.log")
+        raw = run_measured(job.command(size), job.folder / f"size_{size}.log", server)
         rows.append({"size": size, **raw, "net_seconds": raw["seconds"] - startup["seconds"],
                      "net_mb": raw["peak_mb"] - startup["peak_mb"]})
         print(f"  {job.name} {size}: {raw['seconds']:.2f} s, {raw['peak_mb']:.0f} MB", file=sys.stderr, flush=True)
@@ -311,7 +319,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", nargs="+", choices=list(JOBS), default=list(JOBS))
     parser.add_argument("--sizes", type=int, nargs="+", help="sizes of every job chosen (default: each job's 4)")
-    parser.add_argument("--quick", action="store_true", help="every job at two tiny sizes")
+    parser.add_argument("--quick", action="store_true",
+                        help="every job at two tiny sizes, each run forked from one process that made the imports")
     parser.add_argument("--compare-questions", type=int, default=40, help="questions of each set of a study")
     parser.add_argument("--json", help="also write the figures here")
     parser.add_argument("--driver", help=argparse.SUPPRESS)
@@ -323,6 +332,21 @@ def main() -> None:
     if args.quick and args.compare_questions == 40:
         args.compare_questions = 6
 
+    # --quick: forked now, before any work, so that each run's child starts from the imports alone
+    server = ForkServer.fork() if args.quick else None
+    try:
+        results = run_jobs(args, server)
+    finally:
+        if server is not None:
+            server.close()
+    flagged = [f"{r['job']} {kind.replace('_', ' ')}" for r in results for kind, value in r["exponents"].items()
+               if not kind.endswith("raw") and value is not None and value > FLAG]
+    print(f"\nnet and inside-main exponents above {FLAG}: {', '.join(flagged) if flagged else 'none'}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": results}, indent=1))
+
+
+def run_jobs(args, server: ForkServer = None) -> list:
     import torch
 
     with tempfile.TemporaryDirectory(prefix="growth-") as name:
@@ -338,20 +362,17 @@ def main() -> None:
             archive = build_archive(tmp / "archive", source)
         for job in jobs:
             job.prepare(dev, archive)
-        print(f"each size in its own process; wall time and peak RSS of that process; OMP_NUM_THREADS="
+        forked = " (forked from one that made the imports: no interpreter start or imports)" if server else ""
+        print(f"each size in its own process{forked}; wall time and peak RSS of that process; OMP_NUM_THREADS="
               f"{os.environ.get('OMP_NUM_THREADS', 'unset')}, {os.cpu_count()} CPUs; torch {torch.__version__}")
         print("exponent: least-squares slope of log figure against log size; raw: the whole process, net: minus "
-              "the job's start-up run (interpreter, imports, model load)")
+              f"the job's start-up run ({'model load' if server else 'interpreter, imports, model load'})")
         results = []
         for job in jobs:
-            result = measure(job)
+            result = measure(job, server)
             results.append(result)
             report(result, JOBS[job.name][2])
-    flagged = [f"{r['job']} {kind.replace('_', ' ')}" for r in results for kind, value in r["exponents"].items()
-               if not kind.endswith("raw") and value is not None and value > FLAG]
-    print(f"\nnet and inside-main exponents above {FLAG}: {', '.join(flagged) if flagged else 'none'}")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"results": results}, indent=1))
+    return results
 
 
 if __name__ == "__main__":
