@@ -135,12 +135,16 @@ def train_step(model, batch, optimizer) -> None:
 
 
 CATEGORIES = [  # first match wins; matched against the lowercased op name
-    ("LSTM", ("rnn", "lstm")),
+    # padded_bilstm's directions run in two worker threads (two_directions.py): the main thread's
+    # _BothDirections ops hold the wall time of both, side by side
+    ("LSTM", ("rnn", "lstm", "bothdirections")),
     ("char CNN", ("conv", "max_pool", "aten::max", "maxbackward")),
     ("attention/similarity", ("bmm", "softmax", "masked_fill", "where")),
     ("highway/linear", ("addmm", "aten::mm", "mmbackward", "linear", "sigmoid", "relu", "threshold", "aten::t",
                         "transpose")),
-    ("dropout", ("dropout", "bernoulli")),
+    # srcframework's Dropout: random bits, the mask, masked_scale's addcmul (Adam's own ops are counted
+    # in the optimizer's scope first)
+    ("dropout", ("dropout", "bernoulli", "random_", "applymask", "droppedprojection", "addcmul")),
 ]
 CATEGORY_NAMES = [name for name, _ in CATEGORIES] + ["optimizer", "other"]
 

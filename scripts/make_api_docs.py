@@ -42,6 +42,7 @@ COMPONENT_PAGES: Dict[str, Tuple[str, str, Tuple[str, ...]]] = {
             "srcframework.modules.span_heads.span_head.SpanHead",
             "allennlp.modules.token_embedders.token_embedder.TokenEmbedder",
             "allennlp.modules.seq2seq_encoders.seq2seq_encoder.Seq2SeqEncoder",
+            "allennlp.modules.seq2vec_encoders.seq2vec_encoder.Seq2VecEncoder",
         ),
     ),
     "api/readers.md": (

@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 PROBE = """
@@ -38,12 +40,14 @@ def probe(module):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_importing_srcframework_only_registers():
     found = probe("srcframework")
     assert found == {"registered": True, "new_env": [], "hook_changed": False, "patched": False,
                      "evaluate_wrapped": False, "plugins_loaded": False}
 
 
+@pytest.mark.slow
 def test_the_allennlp_plugin_module_adds_the_rest():
     found = probe("srcframework.allennlp_plugin")
     assert found["registered"] and found["patched"] and found["evaluate_wrapped"] and found["plugins_loaded"]
@@ -51,6 +55,7 @@ def test_the_allennlp_plugin_module_adds_the_rest():
     assert not found["hook_changed"]  # the one-line handler is for the allennlp command line only
 
 
+@pytest.mark.slow
 def test_loading_the_plugin_builds_nothing_that_no_command_asked_for():
     """Every `allennlp` process imports the plugin: the WER normaliser (jiwer's RemovePunctuation
     walks every Unicode code point when it is made) is made on first use, not at import."""

@@ -1,6 +1,8 @@
 """The `allennlp` command line on the tiny fixture: train, evaluate, predict, squad-eval."""
 import json
 
+import pytest
+
 from tests.conftest import FIXTURES, allennlp_process, run_allennlp
 
 
@@ -34,6 +36,7 @@ def test_train_evaluate_predict_squad_eval(tmp_path):
     assert abs(scored["f1"] - 100 * metrics["f1"]) < 1e-6
 
 
+@pytest.mark.slow
 def test_help_lists_squad_eval():
     """A process of its own: from the repository root, `.allennlp_plugins` finds srcframework's
     subcommands without flags."""

@@ -83,6 +83,7 @@ def test_every_test_sees_a_temporary_home_and_a_models_folder_of_its_own():
     assert list(models.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_process_a_test_starts_finds_the_plugin_in_any_folder(tmp_path):
     from tests.conftest import allennlp_process
 

@@ -79,7 +79,8 @@ class Noise(Subcommand):
             help="seed of the noise: the same seed, config and question give the same noisy question",
         )
         subparser.add_argument("--workers", type=int, default=1, help="parallel worker processes")
-        subparser.add_argument("--batch-size", type=int, default=16, help="questions per engine call")
+        subparser.add_argument("--batch-size", type=int, default=None,
+                               help="questions per engine call (default: the source's: 16, 256 for back_translation)")
         add_shard_argument(subparser, help="i/n: this job's share, for array jobs")
         subparser.add_argument("--no-progress", action="store_true", help="show no progress bar")
         subparser.add_argument("--force", action="store_true",
@@ -91,7 +92,7 @@ class Noise(Subcommand):
 def run(args: argparse.Namespace) -> dict:
     if args.noise is None:
         raise ConfigurationError("say which noise source to use: --noise NAME or --noise '{\"type\": ...}'")
-    if args.workers < 1 or args.batch_size < 1:
+    if args.workers < 1 or (args.batch_size is not None and args.batch_size < 1):
         raise ConfigurationError("--workers and --batch-size must be at least 1")
     # the journals and shard files go beside the output file, in the same folder
     check_output_path(args.output_file, "noise output file")

@@ -52,9 +52,14 @@ class NoiseSource(Registrable):
 
     `ids` (optional, same length as `questions`) lets sources that look noise up by question id
     (`natural`) find it; others ignore it.
+
+    `batch_size` is how many questions `allennlp noise` gives one call unless `--batch-size` says
+    otherwise: 16, where a call's cost is its questions'; a source whose every call pays a fixed
+    start-up (an engine process) gives a larger one.
     """
 
     default_implementation = None
+    batch_size: int = 16
 
     def noise(self, questions: List[str], seed: int = 0, ids: List[str] = None) -> List[str]:
         raise NotImplementedError

@@ -163,7 +163,7 @@ def make_challenge_set(
     noise_params: dict,
     seed: int = 0,
     workers: int = 1,
-    batch_size: int = 16,
+    batch_size: Optional[int] = None,
     shard: Tuple[int, int] = (0, 1),
     progress: bool = True,
     force: bool = False,
@@ -181,8 +181,8 @@ def make_challenge_set(
     seed : `int`, optional (default = `0`)
     workers : `int`, optional (default = `1`)
         Processes that noise batches in parallel.
-    batch_size : `int`, optional (default = `16`)
-        Questions per call of the noise source.
+    batch_size : `int`, optional (default = the source's `batch_size`: 16, 256 for back_translation)
+        Questions per call of the noise source. The noised questions do not depend on it.
     shard : `Tuple[int, int]`, optional (default = `(0, 1)`)
         `(i, n)`: noise every n-th question from the i-th.
     progress : `bool`, optional (default = `True`)
@@ -199,7 +199,9 @@ def make_challenge_set(
     if not (count >= 1 and 0 <= index < count):
         raise ConfigurationError(f"shard must be i/n with 0 <= i < n, got {index}/{count}")
     # built here too, so that a bad config fails before any work
-    resolved = resolved_config(NoiseSource.from_params(Params(copy.deepcopy(noise_params))))
+    source = NoiseSource.from_params(Params(copy.deepcopy(noise_params)))
+    resolved = resolved_config(source)
+    batch_size = batch_size or source.batch_size
     dataset = load_squad_json(input_path)
     input_sha256 = file_sha256(input_path)
     key = config_key(noise_params, seed, input_sha256)

@@ -157,6 +157,7 @@ def test_a_failed_recover_keeps_the_folder(stopped_archive):
     assert sorted(os.listdir(folder)) == before
 
 
+@pytest.mark.slow
 def test_sigterm_ends_allennlp_train_with_one_line(tmp_path):
     folder = tmp_path / "run"
     config = tiny_params().as_dict(quiet=True)

@@ -24,6 +24,7 @@ def bad_data(tmp_path):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["process", "in_process"])
 def test_a_dataset_error_is_one_line(bad_data, tmp_path, where):
     predictions = tmp_path / "p.json"
@@ -45,6 +46,7 @@ def test_a_configuration_error_of_a_built_in_command_is_one_line(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["flag in a process", "flag", "env"])
 def test_debug_shows_the_traceback(bad_data, tmp_path, how):
     predictions = tmp_path / "p.json"
@@ -282,6 +284,7 @@ def test_plugin_announcements_are_debug_only(caplog):
         root.setLevel(level)
 
 
+@pytest.mark.slow
 def test_help_prints_nothing_on_stderr():
     done = allennlp_process("noise", "--help")
     assert done.returncode == 0 and "usage: allennlp noise" in done.stdout

@@ -94,6 +94,7 @@ def test_metrics_of_every_card_whose_results_are_there(places, monkeypatch, caps
             allennlp(monkeypatch, capsys, "models", "metrics", *arguments)
 
 
+@pytest.mark.slow
 def test_the_allennlp_command_line(places, tiny_archive):
     """`allennlp models` and its one-line error for a model without an archive: the exit status
     and stderr of a process of its own."""

@@ -30,6 +30,7 @@ def test_evaluate_stopped_by_sigterm_says_its_output_is_not_complete(monkeypatch
         "stopped by SIGTERM: allennlp evaluate did not finish, so what it was writing is incomplete or not written\n")
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_workers_run_is_one_line_from_the_whole_process_group():
     program = textwrap.dedent("""
         import sys, time

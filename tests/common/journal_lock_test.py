@@ -61,6 +61,7 @@ def test_a_live_journal_of_another_job_is_not_one_to_delete(tmp_path):
         read_journal(journal, "seed 2", "another noise configuration, seed or input file")
 
 
+@pytest.mark.slow
 def test_a_challenge_set_run_stops_while_another_writes_the_same_output(tmp_path):
     output = tmp_path / "dev-keyboard.json"
     journal = f"{output}.journal-0-of-1.jsonl"

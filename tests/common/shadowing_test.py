@@ -33,6 +33,7 @@ def run(cwd, *command, home=None):
     return subprocess.run([sys.executable, *command], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_a_program_is_told_in_its_last_line(above_a_clone):
     done = run(above_a_clone, "-c", "from srcframework.pretrained import load_predictor")
     assert done.returncode == 1
@@ -42,6 +43,7 @@ def test_a_program_is_told_in_its_last_line(above_a_clone):
     assert last.endswith(EXPECTED_END)
 
 
+@pytest.mark.slow
 def test_the_command_line_stops_with_one_line(above_a_clone, tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
     (home / ".allennlp").mkdir()

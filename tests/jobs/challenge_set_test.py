@@ -7,6 +7,7 @@ from allennlp.common.checks import ConfigurationError
 
 import srcframework.noise  # noqa: F401  (registers the noise sources)
 from srcframework.jobs.challenge_set import apply_noise, collect_questions, config_key, make_challenge_set
+from srcframework.noise.noise_source import NoiseSource
 from tests.conftest import FIXTURES, ROOT
 
 DEFAULT_TRAIN = ROOT / "srcframework" / "data" / "default" / "train.json"
@@ -168,3 +169,33 @@ def test_keys_of_noise_that_names_no_file_are_unchanged():
     """Adding the noise files to the key left the keys of other sets as they were (study caches
     keyed on them stay valid)."""
     assert config_key({"type": "keyboard"}, 0, "abc") == "f1fe462700168317"
+
+
+CALLS = []
+
+
+@NoiseSource.register("counting-calls-test")
+class CountingCalls(NoiseSource):
+    """Records how many questions each call gets."""
+
+    batch_size = 5
+
+    def noise(self, questions, seed=0, ids=None):
+        CALLS.append(len(questions))
+        return [q.upper() for q in questions]
+
+
+def test_each_call_gets_the_sources_batch_size_unless_one_is_given(tmp_path):
+    CALLS.clear()
+    make_challenge_set(str(DEFAULT_TRAIN), str(tmp_path / "a.json"), {"type": "counting-calls-test"}, progress=False)
+    count = len(questions(DEFAULT_TRAIN))
+    assert CALLS == [5] * (count // 5) + ([count % 5] if count % 5 else [])
+    CALLS.clear()
+    make_challenge_set(str(DEFAULT_TRAIN), str(tmp_path / "b.json"), {"type": "counting-calls-test"}, batch_size=64,
+                       progress=False)
+    assert max(CALLS) == 64 and sum(CALLS) == count
+    assert json.load(open(tmp_path / "a.json"))["data"] == json.load(open(tmp_path / "b.json"))["data"]
+    # back-translation starts two engine processes a call, so it takes larger batches
+    from srcframework.noise.back_translation import BackTranslationNoise
+
+    assert BackTranslationNoise.batch_size == 256 and NoiseSource.batch_size == 16

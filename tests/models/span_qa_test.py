@@ -119,6 +119,7 @@ class TestSpanQASpokenQuestions(SpanQAModelChecks, ModelTestCase):
         super().setup_method()
         self.set_up_model(FIXTURES / "e2e_tiny.jsonnet", self.src_dir / "fid2qid_dev.csv")
 
+    @pytest.mark.slow
     def test_a_released_archive_loads_without_the_speech_encoders_folder(self, tmp_path, monkeypatch):
         import json
         import os

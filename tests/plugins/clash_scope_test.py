@@ -35,6 +35,7 @@ def test_which_commands_build_from_which_registries():
         assert allennlp_plugin.plugin_kinds(command) is None  # any registry
 
 
+@pytest.mark.slow
 def test_squad_eval_runs_despite_a_noise_source_clash(tmp_path):
     env = clashing_site_env(tmp_path)
     predictions = tmp_path / "p.json"
@@ -84,6 +85,7 @@ def test_count_instances_still_stops_for_a_clash_of_what_a_reader_builds(site): 
     assert kinds_of("recipe --help") == () and kinds_of("recipe run x") is None
 
 
+@pytest.mark.slow
 def test_snapshot_list_runs_despite_a_clash(tmp_path):
     """A srcframework command (loaded through the plugin, unlike AllenNLP's `print-results` or
     `diff`, which load no plugins) that builds nothing from plugins runs after the one error line."""

@@ -82,6 +82,7 @@ def test_the_command_line_reports_errors_in_one_line(recipe, capsys):
     assert "results block 'study' written from results.json" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_command_every_block_names_runs_without_a_warning():
     # `python -m` warns where importing srcframework has already imported the module it runs
     import subprocess

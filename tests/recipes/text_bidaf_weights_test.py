@@ -69,6 +69,7 @@ def test_the_released_card_is_unpacked_and_another_copy_under_its_id_is_never_us
                                                       "starts from the last epoch, 2"),
     ({"checkpoint": "last", "epoch": 1, "epochs": 1}, "it holds epoch 1 of 1"),
 ])
+@pytest.mark.slow
 def test_an_archive_without_the_declared_epoch_is_one_line_and_no_folder(tiny_archive, tmp_path, record, message):
     archive = str(tiny_archive) if record is None else with_record(tiny_archive, tmp_path / "a.tar.gz", **record)
     done = subprocess.run([sys.executable, str(ROOT / "recipes" / "e2e_cpu" / "text_bidaf_weights.py"), archive,

@@ -59,6 +59,7 @@ def test_the_text_noise_sources_need_no_engine(no_programs):
         assert NoiseSource.from_params(Params(params)).noise(["Who built the bridge?"], seed=1)
 
 
+@pytest.mark.slow
 def test_the_command_line_without_engines(tmp_path):
     """`allennlp` starts (a process of its own), lists the noise (naming what cannot be built
     here) and noises with a text source; a source that needs a missing engine stops with one line."""

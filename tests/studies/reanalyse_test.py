@@ -30,6 +30,7 @@ def strip(results: dict) -> dict:
     return results
 
 
+@pytest.mark.slow
 def test_the_committed_results_are_what_the_declared_reanalysis_writes(tmp_path, monkeypatch):
     committed = json.loads((RECIPE / "results.json").read_text())
     assert committed["reanalysis"]["command"] == "python -m srcframework.studies.reanalyse " + " ".join(COMMAND)
@@ -60,6 +61,7 @@ def test_it_adds_the_corrections_figures_and_says_what_it_could_not_compute():
     assert all("drop_test" not in g and "variance_components" not in g for g in row["set_groups"])
 
 
+@pytest.mark.slow
 def test_a_changed_figure_would_be_refused(monkeypatch):
     from srcframework.studies import reanalyse as module
 

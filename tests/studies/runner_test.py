@@ -178,6 +178,7 @@ def test_shards_then_merge_equal_an_unsharded_run(reference_run, tiny_archive, t
         run_study(study, str(tmp_path), merge=True, shard=(0, 2))
 
 
+@pytest.mark.slow
 def test_changed_data_file_invalidates_its_pairs(tiny_archive, tmp_path):
     data = tmp_path / "data.json"
     shutil.copy(TINY, data)

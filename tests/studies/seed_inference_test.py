@@ -122,6 +122,7 @@ def test_the_runs_get_variance_components_from_the_per_question_scores():
     assert "variance_components" not in row["groups"][0] and "variance_components" not in row["clean"]
 
 
+@pytest.mark.slow
 def test_declared_groups_are_one_family_beside_the_generator_groups():
     data = results()
     scores = make_scores(data, seed=5, seeds={"robust": 2, "plain": 2})
