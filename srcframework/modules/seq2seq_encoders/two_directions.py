@@ -19,26 +19,25 @@ _lock = threading.Lock()
 _pool: Optional[ThreadPoolExecutor] = None
 
 
-def _one_thread() -> None:
+def _one_thread(task: Callable, *args):
     torch.set_num_threads(1)
+    return task(*args)
 
 
-def _workers() -> ThreadPoolExecutor:
+def _in_parallel(first: Tuple, second: Tuple) -> Tuple:
+    """`first[0](*first[1:])` and `second[0](*second[1:])` at the same time, each in a worker thread
+    with one torch thread. `torch.set_num_threads` is process-wide, so the caller's count is put
+    back once both have ended."""
     global _pool
     with _lock:
         if _pool is None:
-            threads = torch.get_num_threads()
-            _pool = ThreadPoolExecutor(2, thread_name_prefix="bilstm", initializer=_one_thread)
-            # start both workers now, then give the calling thread its own count back: a worker's
-            # `set_num_threads(1)` also sets the count that threads started later begin with
-            list(_pool.map(lambda _: None, range(2)))
-            torch.set_num_threads(threads)
-        return _pool
-
-
-def _one_thread_call(direction: Callable[[torch.Tensor], torch.Tensor], inputs: torch.Tensor) -> torch.Tensor:
-    torch.set_num_threads(1)
-    return direction(inputs)
+            _pool = ThreadPoolExecutor(2, thread_name_prefix="bilstm")
+    threads = torch.get_num_threads()
+    try:
+        futures = [_pool.submit(_one_thread, *first), _pool.submit(_one_thread, *second)]
+        return futures[0].result(), futures[1].result()
+    finally:
+        torch.set_num_threads(threads)
 
 
 def side_by_side() -> bool:
@@ -47,7 +46,6 @@ def side_by_side() -> bool:
 
 
 def _run(direction: Callable[[torch.Tensor], torch.Tensor], inputs: torch.Tensor):
-    torch.set_num_threads(1)
     leaf = inputs.detach().requires_grad_(inputs.requires_grad)
     with torch.enable_grad():
         output = direction(leaf)
@@ -55,7 +53,6 @@ def _run(direction: Callable[[torch.Tensor], torch.Tensor], inputs: torch.Tensor
 
 
 def _gradients(leaf: torch.Tensor, output: torch.Tensor, weights: List[torch.Tensor], grad: torch.Tensor):
-    torch.set_num_threads(1)
     wanted = ([leaf] if leaf.requires_grad else []) + weights
     grads = torch.autograd.grad(output, wanted, grad, allow_unused=True)
     if not leaf.requires_grad:
@@ -66,24 +63,19 @@ def _gradients(leaf: torch.Tensor, output: torch.Tensor, weights: List[torch.Ten
 class _BothDirections(torch.autograd.Function):
     @staticmethod
     def forward(ctx, inputs, forward_direction, backward_direction, forward_count, *weights):
-        threads = torch.get_num_threads()
-        pool = _workers()
-        first = pool.submit(_run, forward_direction, inputs)
-        second = pool.submit(_run, backward_direction, inputs)
-        (ctx.leaf_f, ctx.out_f), (ctx.leaf_b, ctx.out_b) = first.result(), second.result()
-        torch.set_num_threads(threads)
+        (ctx.leaf_f, ctx.out_f), (ctx.leaf_b, ctx.out_b) = _in_parallel(
+            (_run, forward_direction, inputs), (_run, backward_direction, inputs)
+        )
         ctx.weights_f, ctx.weights_b = list(weights[:forward_count]), list(weights[forward_count:])
         return torch.cat([ctx.out_f.detach(), ctx.out_b.detach()], dim=-1)
 
     @staticmethod
     def backward(ctx, grad):
         size = ctx.out_f.size(-1)
-        threads = torch.get_num_threads()
-        pool = _workers()
-        first = pool.submit(_gradients, ctx.leaf_f, ctx.out_f, ctx.weights_f, grad[..., :size].contiguous())
-        second = pool.submit(_gradients, ctx.leaf_b, ctx.out_b, ctx.weights_b, grad[..., size:].contiguous())
-        grads_f, grads_b = first.result(), second.result()
-        torch.set_num_threads(threads)
+        grads_f, grads_b = _in_parallel(
+            (_gradients, ctx.leaf_f, ctx.out_f, ctx.weights_f, grad[..., :size].contiguous()),
+            (_gradients, ctx.leaf_b, ctx.out_b, ctx.weights_b, grad[..., size:].contiguous()),
+        )
         del ctx.out_f, ctx.out_b, ctx.leaf_f, ctx.leaf_b
         input_grad = None
         if grads_f[0] is not None:
@@ -103,12 +95,6 @@ def both_directions(
     if not side_by_side():
         return torch.cat([forward_direction(inputs), backward_direction(inputs)], dim=-1)
     if not torch.is_grad_enabled():
-        threads = torch.get_num_threads()
-        pool = _workers()
-        first = pool.submit(_one_thread_call, forward_direction, inputs)
-        second = pool.submit(_one_thread_call, backward_direction, inputs)
-        outputs = [first.result(), second.result()]
-        torch.set_num_threads(threads)
-        return torch.cat(outputs, dim=-1)
+        return torch.cat(_in_parallel((forward_direction, inputs), (backward_direction, inputs)), dim=-1)
     weights: Tuple[torch.Tensor, ...] = tuple(forward_weights) + tuple(backward_weights)
     return _BothDirections.apply(inputs, forward_direction, backward_direction, len(forward_weights), *weights)

@@ -3,6 +3,7 @@ import torch
 
 from srcframework.modules.seq2seq_encoders.padded_bilstm import PaddedBiLstm
 from srcframework.modules.seq2seq_encoders.two_directions import side_by_side
+from tests.modules.gradients import outputs_and_gradients
 
 
 @pytest.fixture
@@ -11,14 +12,6 @@ def two_threads():
     torch.set_num_threads(2)
     yield
     torch.set_num_threads(threads)
-
-
-def outputs_and_gradients(encoder, x, mask, grad):
-    x = x.clone().requires_grad_()
-    encoder.zero_grad()
-    out = encoder(x, mask)
-    out.backward(grad)
-    return [out.detach(), x.grad] + [p.grad.clone() for p in encoder.parameters()]
 
 
 def test_side_by_side_gives_the_sequential_outputs_and_gradients_bit_for_bit(two_threads):

@@ -4,6 +4,7 @@ from allennlp.common import Params
 from allennlp.modules.seq2vec_encoders import CnnEncoder, Seq2VecEncoder
 
 from srcframework.modules.seq2vec_encoders.max_pool_cnn import MaxPoolCnn
+from tests.modules.gradients import outputs_and_gradients
 
 
 def pair(sizes, dim=6, filters=5):
@@ -14,14 +15,6 @@ def pair(sizes, dim=6, filters=5):
             p.copy_(p.mul(4).round())
     encoder.load_state_dict(reference.state_dict())
     return reference, encoder
-
-
-def outputs_and_gradients(encoder, x, mask, grad):
-    x = x.clone().requires_grad_()
-    encoder.zero_grad()
-    out = encoder(x, mask)
-    out.backward(grad)
-    return [out.detach(), x.grad] + [p.grad.clone() for p in encoder.parameters()]
 
 
 @pytest.mark.parametrize("sizes", [(3,), (2, 3, 5)])
