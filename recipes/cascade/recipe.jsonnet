@@ -45,7 +45,7 @@ function(runs='runs')
         optional: true,
         needs: ['study'],
         job: { type: 'report', results: out + '/study/results.json', recipe: 'recipes/cascade' },
-        outputs: ['recipes/cascade/results.json'],
+        outputs: ['recipes/cascade/results.json', 'recipes/cascade/pairs.tar.xz'],
       },
     },
   }

@@ -106,7 +106,7 @@ function(runs='runs')
         optional: true,
         needs: ['study'],
         job: { type: 'report', results: out + '/study/results.json', recipe: 'recipes/e2e_cpu', pages: ['docs/results/e2e_cpu.md'] },
-        outputs: ['recipes/e2e_cpu/results.json'],
+        outputs: ['recipes/e2e_cpu/results.json', 'recipes/e2e_cpu/pairs.tar.xz'],
       },
     } + {
       // spoken XQuAD by pocketsphinx (default search), by the CTC SpeechT5 (greedy) and with the LM

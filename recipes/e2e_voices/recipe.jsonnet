@@ -76,7 +76,7 @@ function(runs='runs')
         needs: ['pilot_study'],
         job: { type: 'report', results: runs + '/e2e_voices/pilot_study/results.json', recipe: 'recipes/e2e_voices', cards: false,
                pages: ['docs/results/e2e_voices.md'] },
-        outputs: ['recipes/e2e_voices/results.json'],
+        outputs: ['recipes/e2e_voices/results.json', 'recipes/e2e_voices/pairs.tar.xz'],
       },
     } + {
       ['transcribe_' + lever]: {

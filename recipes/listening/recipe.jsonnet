@@ -29,7 +29,7 @@ function(runs='runs')
         needs: ['study'],
         job: { type: 'report', results: out + '/study/results.json', recipe: 'recipes/listening', cards: false,
                pages: ['docs/results/listening.md'] },
-        outputs: ['recipes/listening/results.json'],
+        outputs: ['recipes/listening/results.json', 'recipes/listening/pairs.tar.xz'],
       },
     },
   }

@@ -55,7 +55,7 @@ function(runs='runs')
         optional: true,
         needs: ['study'],
         job: { type: 'report', results: runs + '/noiseqa_xquad/study/results.json', recipe: 'recipes/noiseqa_xquad' },
-        outputs: ['recipes/noiseqa_xquad/results.json'],
+        outputs: ['recipes/noiseqa_xquad/results.json', 'recipes/noiseqa_xquad/pairs.tar.xz'],
       },
     },
     // the files of our noise sources' sets, which the studies read

@@ -47,7 +47,7 @@ function(runs='runs')
         optional: true,
         needs: ['study'],
         job: { type: 'report', results: runs + '/quickstart/study/results.json', recipe: 'recipes/quickstart' },
-        outputs: ['recipes/quickstart/results.json'],
+        outputs: ['recipes/quickstart/results.json', 'recipes/quickstart/pairs.tar.xz'],
       },
     },
     // what the study reads: the test file and the noisy sets the steps above make

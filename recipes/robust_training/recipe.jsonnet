@@ -75,7 +75,7 @@ function(runs='runs')
         optional: true,
         needs: ['study'],
         job: { type: 'report', results: out + '/study/results.json', recipe: 'recipes/robust_training' },
-        outputs: ['recipes/robust_training/results.json'],
+        outputs: ['recipes/robust_training/results.json', 'recipes/robust_training/pairs.tar.xz'],
       },
     },
     groups: { data: ['split', 'noise_keyboard', 'noise_misspelling', 'noise_back_translation', 'noise_asr', 'xquad_asr',

@@ -62,7 +62,7 @@ function(runs='runs')
         optional: true,
         needs: ['study'],
         job: { type: 'report', results: out + '/study/results.json', recipe: 'recipes/squad_src_paper' },
-        outputs: ['recipes/squad_src_paper/results.json'],
+        outputs: ['recipes/squad_src_paper/results.json', 'recipes/squad_src_paper/pairs.tar.xz'],
       },
       check_speech: {
         command: ['allennlp', 'synthesize-speech', data + '/squad/dev-v1.1.json', check + '/src300', '--limit', '300',

@@ -15,6 +15,7 @@ import copy
 import datetime
 import filecmp
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -187,8 +188,53 @@ def install_card(step: Step) -> None:
     say(f"installed {step.card}: {install(step.card, step.archive)}")
 
 
+def _inside(path: str, folder: str) -> bool:
+    return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == os.path.abspath(folder)
+
+
+def _move_back(kept: str, folder: str) -> None:
+    """Moves every file under `kept` to the same place under `folder` (where none is there yet)
+    and removes `kept`."""
+    for directory, _, names in os.walk(kept):
+        for name in names:
+            source = os.path.join(directory, name)
+            target = os.path.join(folder, os.path.relpath(source, kept))
+            if not os.path.exists(target):
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                os.replace(source, target)
+    shutil.rmtree(kept)
+
+
+@contextlib.contextmanager
+def _others_kept(recipe: Recipe, step: Step):
+    """Other steps' outputs that lie in a training's folder (the quickstart's noisy sets in
+    runs/quickstart/sets) are moved to `FOLDER.outputs-kept` beside it while the training is put
+    back, set aside or trained with `-f` (each of which replaces the folder), and back into the
+    folder afterwards, even after an error. After a run stopped in between, `run_recipe` moves
+    them back before anything else."""
+    folder, kept = step.folder, step.folder + ".outputs-kept"
+    inside = [path for other in recipe.steps if other.name != step.name and not other.is_training
+              for path in other.outputs if _inside(path, folder) and os.path.exists(path)]
+    for path in inside:
+        target = os.path.join(kept, os.path.relpath(path, folder))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.replace(path, target)
+    try:
+        yield
+    finally:
+        if os.path.isdir(kept):
+            os.makedirs(folder, exist_ok=True)
+            _move_back(kept, folder)
+
+
 def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, threads: Optional[int],
            snapshots: Optional[str]) -> None:
+    with _others_kept(recipe, step):
+        _train_here(recipe, step, states, state, threads, snapshots)
+
+
+def _train_here(recipe: Recipe, step: Step, states: StepStates, state: StepState, threads: Optional[int],
+                snapshots: Optional[str]) -> None:
     from allennlp.commands.train import train_model
 
     if state.status == TO_RUN:
@@ -296,6 +342,11 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
     """
     if threads is not None and threads < 1:
         raise InputError(f"--threads must be at least 1, not {threads}")
+    if not dry_run:
+        for step in recipe.steps:
+            if step.is_training and os.path.isdir(step.folder + ".outputs-kept"):
+                os.makedirs(step.folder, exist_ok=True)
+                _move_back(step.folder + ".outputs-kept", step.folder)  # a run stopped in `_others_kept`
     states = StepStates(recipe, runs, overrides, releases=not train_released, snapshots=snapshots)
     planned = plan(recipe, names, states, until)
     if dry_run:

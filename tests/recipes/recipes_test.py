@@ -81,3 +81,13 @@ def test_a_step_that_writes_committed_files_runs_only_when_named(recipe):
         outside = [str(path) for path in step.outputs if not str(path).startswith("runs")]
         if outside:
             assert step.optional, f"{recipe.name}: step {step.name} writes {outside[0]} but runs without being named"
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=name)
+def test_a_report_step_names_every_file_it_writes(recipe):
+    """The report job writes results.json and the per-question record pairs.tar.xz into the recipe's
+    folder: both are its outputs, so a missing record says the step is to run."""
+    for step in load_recipe(recipe.name).steps:
+        if step.job and step.job.get("type") == "report":
+            folder = step.job["recipe"]
+            assert set(step.outputs) >= {f"{folder}/results.json", f"{folder}/pairs.tar.xz"}, step.name

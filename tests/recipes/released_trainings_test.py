@@ -157,3 +157,42 @@ def test_a_first_stage_only_a_released_second_stage_needs_is_left_out(tmp_path, 
     assert names([]) == ["prepare", "two", "after"]
     # the fixture archive released as bidaf-quickstart is installed into this test's models folder, never the user's
     assert (tmp_path / "installed" / "bidaf-quickstart.tar.gz").read_bytes() == tiny_archive.read_bytes()
+
+
+def test_outputs_of_other_steps_inside_a_training_folder_outlive_its_putting_back(tmp_path, monkeypatch, tiny_archive,
+                                                                                  capsys):
+    """As the quickstart's noisy sets in runs/quickstart/sets: made first, then the training they
+    sit in is put back from its release, which replaces the folder."""
+    from srcframework.recipes.recipe import load_recipe
+    from srcframework.recipes.runner import run_recipe
+
+    release(tmp_path, monkeypatch, tiny_archive, "bidaf-quickstart")
+    monkeypatch.setenv("SRCFRAMEWORK_MODELS", str(tmp_path / "installed"))
+    (tmp_path / "recipe").mkdir()
+    (tmp_path / "recipe" / "recipe.jsonnet").write_text("""function(runs='runs') {
+      description: 'a training and a set made inside its folder',
+      trainings: { first: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/first',
+                            card: 'bidaf-quickstart', threads: 1 } },
+      steps: { set: { command: ['python', '-c', 'import sys; open(sys.argv[1], "w").write("made")',
+                                runs + '/first/sets/set.txt'],
+                      outputs: [runs + '/first/sets/set.txt'] } },
+    }""")
+    runs = str(tmp_path / "runs")
+    recipe = load_recipe(str(tmp_path / "recipe"), runs=runs)
+    assert [step.name for step in recipe.steps] == ["set", "first"]
+    with training_state_kept():
+        run_recipe(recipe, [], runs)
+    assert "first: put back from its released archive" in capsys.readouterr().out
+    made = tmp_path / "runs" / "first" / "sets" / "set.txt"
+    assert made.read_text() == "made"
+    assert (tmp_path / "runs" / "first" / "model.tar.gz").is_file()
+    assert not (tmp_path / "runs" / "first.outputs-kept").exists()
+    # a run stopped while they were moved aside: the next run moves them back before anything else
+    kept = tmp_path / "runs" / "first.outputs-kept" / "sets"
+    kept.mkdir(parents=True)
+    made.rename(kept / "set.txt")
+    with training_state_kept():
+        run_recipe(load_recipe(str(tmp_path / "recipe"), runs=runs), [], runs)
+    out = capsys.readouterr().out
+    assert made.read_text() == "made" and not kept.parent.exists()
+    assert "skip set" in out and "skip first" in out
