@@ -208,7 +208,7 @@ def test_packing_the_quickstart_study_twice_gives_the_same_bytes(quickstart_stud
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("recipe", ["listening", "e2e_voices"])
+@pytest.mark.parametrize("recipe", ["listening", "e2e_voices", "quickstart"])
 def test_the_committed_records_give_the_committed_results(recipe, tmp_path):
     """The studies whose record is committed: their results.json again from pairs.tar.xz alone."""
     folder = ROOT / "recipes" / recipe
