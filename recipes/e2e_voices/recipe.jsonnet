@@ -111,10 +111,18 @@ function(runs='runs')
                  + ['-o', 'recipes/e2e_voices/seen_voices.json'],
         outputs: ['recipes/e2e_voices/seen_voices.json'],
       },
+      // stage 2's outcome in one committed file (the page's stage 2 section reads it): only when named
+      multitask_report: {
+        optional: true,
+        needs: ['pilot_multitask', 'pilot_multitask_off'],
+        command: ['python', 'recipes/e2e_voices/collect_multitask.py', runs + '/e2e_voices/pilot_multitask',
+                  runs + '/e2e_voices/pilot_multitask_off', '-o', 'recipes/e2e_voices/multitask_pilot.json'],
+        outputs: ['recipes/e2e_voices/multitask_pilot.json'],
+      },
     },
     groups: {
       seen: ['seen_' + lever for lever in std.objectFields(levers)] + ['seen_report'],
       pilot: ['pilot_control', 'pilot_voices', 'pilot_augmentation'],
-      multitask: ['pilot_multitask', 'pilot_multitask_off'],
+      multitask: ['pilot_multitask', 'pilot_multitask_off', 'multitask_report'],
     },
   }
