@@ -27,6 +27,10 @@ function(runs='runs')
                          depends_on: ['first_stage', 'speech_development'] },
       pilot_multitask_off: { config: 'recipes/e2e_voices/pilot_multitask_off.jsonnet', folder: runs + '/e2e_voices/pilot_multitask_off',
                              depends_on: ['first_stage', 'speech_development'] },
+      // stage 3, the study: its recogniser first (the control's setting, until the development CER
+      // stops improving); the study's other trainings are added when they run
+      recogniser: { config: 'recipes/e2e_voices/recogniser.jsonnet', folder: runs + '/e2e_voices/recogniser',
+                    depends_on: ['e2e_cpu_inputs', 'speech_development'] },
     },
     steps: {
       // the first study's training split, its three readings and the released recogniser's weights
@@ -124,5 +128,6 @@ function(runs='runs')
       seen: ['seen_' + lever for lever in std.objectFields(levers)] + ['seen_report'],
       pilot: ['pilot_control', 'pilot_voices', 'pilot_augmentation'],
       multitask: ['pilot_multitask', 'pilot_multitask_off', 'multitask_report'],
+      study: ['recogniser'],
     },
   }
