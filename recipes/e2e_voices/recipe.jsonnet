@@ -4,8 +4,10 @@
 //   allennlp recipe run e2e_voices               # the e2e_cpu recipe's speech and pretrain steps, the
 //                                                # extra and development readings, the three pilots
 //   allennlp recipe status e2e_voices            # where each step stands; each pilot's curve
-// The later stages (the fourth lever, the study) are declared on the protocol page and added here
-// when they run. Variables: SHARED_DATA (../shared/data).
+// Stage 2, the fourth lever's pilot: `allennlp recipe run e2e_voices multitask` (both arms and
+// multitask_report). Stage 3, the study, is declared on the protocol page; its trainings are added
+// here when they run, its recogniser first (`allennlp recipe run e2e_voices recogniser`).
+// Variables: SHARED_DATA (../shared/data).
 function(runs='runs')
   local split = runs + '/data/squad_dev_minus_xquad.json';
   local levers = { start: runs + '/speecht5_ctc', control: runs + '/e2e_voices/pilot_control',
