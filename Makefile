@@ -67,7 +67,7 @@ docs: install
 	$(VENV)/bin/mkdocs build --strict
 
 bench: install
-	PYTHONPATH=$(BENCH_SITE) $(PY) benchmarks/train_throughput.py
+	PYTHONPATH=$(BENCH_SITE) $(PY) benchmarks/train_throughput.py --bf16
 
 # a training alone, then beside one and two CPU-bound jobs, by torch threads and OpenMP wait policy
 # (docs/install.md); on an otherwise idle machine, for some 20 minutes

@@ -8,7 +8,10 @@ of each run and the ratio ours / baseline.
 
     PYTHONPATH=.venv/bench-site .venv/bin/python benchmarks/train_throughput.py
 
-(`make bench` runs it so; allennlp-models lives in .venv/bench-site, see requirements-bench.txt.)
+(`make bench` runs it so, with `--bf16`; allennlp-models lives in .venv/bench-site, see
+requirements-bench.txt.) `--bf16` adds a third model, ours with `span_qa`'s `training_autocast:
+"bfloat16"` (a numerical change; docs/benchmarks.md has its validation F1 over seeds), in its own
+process beside the other two, and its ratios.
 `--squad FILE --exclude-from ''` draws the batches from another SQuAD file (the tests run it on
 the tiny fixture with `--batches 2 --batch-size 2 --warmup 1 --repeats 1`).
 """
@@ -54,7 +57,7 @@ def indexers():
     }
 
 
-def ours(batches):
+def ours(batches, autocast=None):
     from allennlp.common import Params
     from allennlp.models import Model
     import _jsonnet
@@ -64,6 +67,8 @@ def ours(batches):
     config = json.loads(
         _jsonnet.evaluate_file(str(ROOT / "training_configs/bidaf_cpu_scale.jsonnet"), ext_vars=config_defaults.export())
     )
+    if autocast:
+        config["model"]["training_autocast"] = autocast
     for batch in batches:
         for instance in batch:
             for name in ("context", "question"):
@@ -131,8 +136,8 @@ def baseline(batches):
 
 
 def training_setup(which: str, batch_size: int, count: int, squad: str = DEFAULT_SQUAD, exclude: str = DEFAULT_EXCLUDE):
-    """`which` model ("ours" or "baseline") in training mode, its Adam and `count` tensor batches
-    (torch seed 0): `(model, optimizer, tensors)`."""
+    """`which` model ("ours", "ours-bf16" or "baseline") in training mode, its Adam and `count`
+    tensor batches (torch seed 0): `(model, optimizer, tensors)`."""
     import torch
     from allennlp.data import Batch, Vocabulary
 
@@ -140,7 +145,10 @@ def training_setup(which: str, batch_size: int, count: int, squad: str = DEFAULT
 
     torch.manual_seed(0)
     batches = make_batches(batch_size, count, 0, squad, exclude)
-    batches, build = (ours if which == "ours" else baseline)(batches)
+    if which == "baseline":
+        batches, build = baseline(batches)
+    else:
+        batches, build = ours(batches, "bfloat16" if which == "ours-bf16" else None)
     vocab = Vocabulary.from_instances(i for b in batches for i in b)
     model = build(vocab)
     tensors = []
@@ -192,15 +200,18 @@ def main() -> None:
     parser.add_argument("--squad", default=DEFAULT_SQUAD, help="SQuAD file the batches come from")
     parser.add_argument("--exclude-from", default=DEFAULT_EXCLUDE,
                         help="leave out the question ids of this file ('' for none)")
+    parser.add_argument("--bf16", action="store_true",
+                        help="also ours with training_autocast bfloat16 (a CPU with AMX or AVX512-BF16 gains from it)")
     parser.add_argument("--json", help="also write all runs here")
-    parser.add_argument("--child", choices=["ours", "baseline"], help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=["ours", "ours-bf16", "baseline"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(run_one(args.child, args.batch_size, args.batches, args.warmup, args.squad, args.exclude_from)))
         return
     runs = []
+    models = ("baseline", "ours", "ours-bf16") if args.bf16 else ("baseline", "ours")
     for repeat in range(args.repeats):
-        for which in ("baseline", "ours"):
+        for which in models:
             cmd = [sys.executable, __file__, "--child", which, "--batches", str(args.batches),
                    "--warmup", str(args.warmup), "--batch-size", str(args.batch_size),
                    "--squad", args.squad, "--exclude-from", args.exclude_from]
@@ -209,19 +220,24 @@ def main() -> None:
                 sys.exit(f"{which} run failed:\n{done.stderr[-3000:]}")
             result = json.loads(done.stdout.strip().splitlines()[-1])
             runs.append(result)
-            print(f"run {repeat + 1} {which:8s}: {result['examples_per_s']:.2f} examples/s, "
+            print(f"run {repeat + 1} {which:9s}: {result['examples_per_s']:.2f} examples/s, "
                   f"peak RSS {result['peak_rss_mb']:.0f} MB (+{result['train_peak_over_setup_mb']:.0f} MB in training)",
                   flush=True)
-    best = {w: max(r["examples_per_s"] for r in runs if r["model"] == w) for w in ("ours", "baseline")}
-    peak = {w: max(r["peak_rss_mb"] for r in runs if r["model"] == w) for w in ("ours", "baseline")}
+    best = {w: max(r["examples_per_s"] for r in runs if r["model"] == w) for w in models}
+    peak = {w: max(r["peak_rss_mb"] for r in runs if r["model"] == w) for w in models}
     print(f"\nbaseline: allennlp-models 2.10.1 `bidaf` (same batches: {args.batches} x {args.batch_size}, "
           f"{runs[0]['threads']} threads)")
     print(f"| model | examples/s (best of {args.repeats}) | peak RSS MB |")
     print("|---|---|---|")
     print(f"| allennlp-models bidaf | {best['baseline']:.2f} | {peak['baseline']:.0f} |")
     print(f"| srcframework bidaf | {best['ours']:.2f} | {peak['ours']:.0f} |")
+    if args.bf16:
+        print(f"| srcframework bidaf, training_autocast bfloat16 | {best['ours-bf16']:.2f} | {peak['ours-bf16']:.0f} |")
     print(f"throughput ratio ours/baseline: {best['ours'] / best['baseline']:.2f}")
     print(f"peak memory ratio ours/baseline: {peak['ours'] / peak['baseline']:.2f}")
+    if args.bf16:
+        print(f"throughput ratio ours-bf16/baseline: {best['ours-bf16'] / best['baseline']:.2f}")
+        print(f"peak memory ratio ours-bf16/baseline: {peak['ours-bf16'] / peak['baseline']:.2f}")
     if args.json:
         Path(args.json).write_text(json.dumps({"runs": runs, "best": best, "peak": peak}, indent=1))
 

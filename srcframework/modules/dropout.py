@@ -64,6 +64,7 @@ class _DroppedProjection(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad: torch.Tensor):
         inputs, keep, weight = ctx.saved_tensors
+        grad = grad.to(inputs.dtype)  # under autocast the product was bfloat16; its gradients are the inputs' dtype
         grad_inputs = grad_weight = None
         if ctx.needs_input_grad[0]:
             grad_inputs = masked_scale(grad.unsqueeze(-1) * weight, keep, ctx.scale)

@@ -1,5 +1,6 @@
 """`benchmarks/train_throughput.py` (what `make bench` runs) end to end on two tiny batches of the
-fixture: allennlp-models' BiDAF and ours, each in its own process."""
+fixture: allennlp-models' BiDAF, ours and ours with training_autocast bfloat16 (`--bf16`, as `make
+bench` runs it), each in its own process."""
 import json
 import subprocess
 import sys
@@ -15,11 +16,12 @@ def test_train_throughput_runs_on_two_tiny_batches(tmp_path):
     out = tmp_path / "runs.json"
     command = [sys.executable, "benchmarks/train_throughput.py", "--squad", str(FIXTURES / "squad_tiny.json"),
                "--exclude-from", "", "--batches", "2", "--batch-size", "2", "--warmup", "1", "--repeats", "1",
-               "--json", str(out)]
+               "--bf16", "--json", str(out)]
     done = subprocess.run(command, cwd=ROOT, env=bench_env(), capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     assert "throughput ratio ours/baseline:" in done.stdout
+    assert "throughput ratio ours-bf16/baseline:" in done.stdout
     runs = json.loads(out.read_text())["runs"]
-    assert [run["model"] for run in runs] == ["baseline", "ours"]
+    assert [run["model"] for run in runs] == ["baseline", "ours", "ours-bf16"]
     for run in runs:
         assert run["examples"] == 4 and run["examples_per_s"] > 0 and run["peak_rss_mb"] > 0

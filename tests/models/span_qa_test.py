@@ -65,6 +65,46 @@ class TestSpanQA(SpanQAModelChecks, ModelTestCase):
         after = self.model.get_metrics(reset=True)["f1"]
         assert after > max(0.8, before + 0.3)
 
+    @pytest.mark.parametrize("threads", [1, 2])
+    def test_training_autocast_trains_in_bfloat16_and_evaluates_in_float32(self, threads):
+        params = Params.from_file(self.param_file)
+        params["model"]["training_autocast"] = "bfloat16"
+        model = Model.from_params(vocab=self.vocab, params=params["model"])
+        model.load_state_dict(self.model.state_dict())
+        lstm_outputs = []
+        for module in model.modules():
+            if isinstance(module, torch.nn.LSTM):  # padded_bilstm's, in worker threads at 2 threads
+                module.register_forward_hook(lambda _m, _i, out: lstm_outputs.append(out[0].dtype))
+        tensors = batch_tensors(self.instances, self.vocab)
+        before = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        try:
+            torch.manual_seed(1)
+            self.model.train()
+            reference = self.model(**tensors)["loss"]
+            torch.manual_seed(1)
+            model.train()
+            loss = model(**tensors)["loss"]
+            loss.backward()
+        finally:
+            torch.set_num_threads(before)
+        assert lstm_outputs and set(lstm_outputs) == {torch.bfloat16}
+        assert loss.dtype == torch.float32 and abs(loss.item() - reference.item()) < 0.05 * reference.item()
+        trained = [p for p in model.parameters() if p.requires_grad]
+        assert all(p.grad is not None and p.grad.dtype == torch.float32 and torch.isfinite(p.grad).all() for p in trained)
+        lstm_outputs.clear()
+        model.eval()
+        self.model.eval()
+        evaluated = model(**tensors)
+        assert set(lstm_outputs) == {torch.float32}
+        assert torch.equal(evaluated["span_start_logits"], self.model(**tensors)["span_start_logits"])
+
+    def test_an_unknown_training_autocast_is_a_clear_error(self):
+        params = Params.from_file(self.param_file)
+        params["model"]["training_autocast"] = "float16"
+        with pytest.raises(ValueError, match="training_autocast must be null or \"bfloat16\", got 'float16'"):
+            Model.from_params(vocab=self.vocab, params=params["model"])
+
     def test_encoder_width_mismatch_is_a_clear_error(self):
         params = Params.from_file(self.param_file)
         params["model"]["span_head"]["input_dim"] = 12

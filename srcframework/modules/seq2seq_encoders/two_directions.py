@@ -19,22 +19,26 @@ _lock = threading.Lock()
 _pool: Optional[ThreadPoolExecutor] = None
 
 
-def _one_thread(task: Callable, *args):
+def _one_thread(autocast: Optional[torch.dtype], task: Callable, *args):
     torch.set_num_threads(1)
-    return task(*args)
+    if autocast is None:
+        return task(*args)
+    with torch.autocast("cpu", dtype=autocast):  # autocast is per thread: the caller's, here too
+        return task(*args)
 
 
 def _in_parallel(first: Tuple, second: Tuple) -> Tuple:
     """`first[0](*first[1:])` and `second[0](*second[1:])` at the same time, each in a worker thread
-    with one torch thread. `torch.set_num_threads` is process-wide, so the caller's count is put
-    back once both have ended."""
+    with one torch thread and the caller's CPU autocast (which is per thread). `torch.set_num_threads`
+    is process-wide, so the caller's count is put back once both have ended."""
     global _pool
     with _lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(2, thread_name_prefix="bilstm")
     threads = torch.get_num_threads()
+    autocast = torch.get_autocast_dtype("cpu") if torch.is_autocast_enabled("cpu") else None
     try:
-        futures = [_pool.submit(_one_thread, *first), _pool.submit(_one_thread, *second)]
+        futures = [_pool.submit(_one_thread, autocast, *first), _pool.submit(_one_thread, autocast, *second)]
         return futures[0].result(), futures[1].result()
     finally:
         torch.set_num_threads(threads)

@@ -64,8 +64,9 @@ def _best_span_unbounded(start_logits: torch.Tensor, end_logits: torch.Tensor) -
 
 
 def span_loss(start_logits, end_logits, span_start, span_end) -> torch.Tensor:
-    """Mean over the batch of the cross-entropy of the gold start plus that of the gold end."""
-    start_log_probs = torch.log_softmax(start_logits, dim=-1)
-    end_log_probs = torch.log_softmax(end_logits, dim=-1)
+    """Mean over the batch of the cross-entropy of the gold start plus that of the gold end, in
+    float32 whatever the logits' dtype (bfloat16 under `span_qa`'s `training_autocast`)."""
+    start_log_probs = torch.log_softmax(start_logits.float(), dim=-1)
+    end_log_probs = torch.log_softmax(end_logits.float(), dim=-1)
     loss = torch.nn.functional.nll_loss(start_log_probs, span_start.view(-1))
     return loss + torch.nn.functional.nll_loss(end_log_probs, span_end.view(-1))
