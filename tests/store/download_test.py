@@ -77,6 +77,16 @@ def outside(tmp_path, monkeypatch):
     return Path(os.environ["SRCFRAMEWORK_MODELS"])
 
 
+@pytest.fixture
+def elsewhere(tmp_path):
+    """A working folder outside the clone, as a pip-installed package's user runs commands from:
+    no runs/ there, so `models install` finds no recipe output of the card (a clone's own
+    runs/quickstart, where the quickstart recipe ran, would otherwise be installed instead)."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    return folder
+
+
 def test_every_released_card_names_its_download():
     for model_id, card in pretrained.model_cards().items():
         usage = card.model_usage
@@ -84,17 +94,18 @@ def test_every_released_card_names_its_download():
             assert usage.download == os.path.basename(usage.archive_file) and usage.sha256, model_id
 
 
-def test_models_install_fetches_checks_and_keeps_it_once(outside):
+def test_models_install_fetches_checks_and_keeps_it_once(outside, elsewhere):
     with serving(MODELS) as requests:
-        listing = run_allennlp("models", "list", "--json")
+        listing = run_allennlp("models", "list", "--json", cwd=elsewhere)
         row = next(row for row in json.loads(listing.stdout) if row["id"] == MODEL)
         assert (row["archive"], row["where"]) == ("to fetch", f"{download.models_url()}{MODEL}.tar.gz")
-        done = run_allennlp("models", "install", MODEL)
+        done = run_allennlp("models", "install", MODEL, cwd=elsewhere)
         assert done.returncode == 0, done.stderr[-2000:]
         target = outside / f"{MODEL}.tar.gz"
         assert done.stdout.strip().splitlines()[-1] == str(target)
         assert file_sha256(str(target)) == file_sha256(str(MODELS / f"{MODEL}.tar.gz"))
-        assert run_allennlp("models", "install", MODEL).returncode == 0  # already there: not fetched again
+        again = run_allennlp("models", "install", MODEL, cwd=elsewhere)
+        assert again.returncode == 0  # already there: not fetched again
         assert pretrained.archive_path(MODEL) == str(target)
     assert requests == [f"/{MODEL}.tar.gz"]
     assert os.listdir(outside) == [f"{MODEL}.tar.gz"]
@@ -108,13 +119,13 @@ def test_load_predictor_fetches_on_a_miss_and_answers(outside):
     assert requests == [f"/{MODEL}.tar.gz"] and os.listdir(outside) == [f"{MODEL}.tar.gz"]
 
 
-def test_a_wrong_checksum_is_one_line_and_keeps_nothing(outside, tmp_path):
+def test_a_wrong_checksum_is_one_line_and_keeps_nothing(outside, tmp_path, elsewhere):
     served = tmp_path / "served"
     served.mkdir()
     shutil.copyfile(MODELS / "bidaf-clean.tar.gz", served / f"{MODEL}.tar.gz")  # another archive under its name
     with serving(served):
         url = download.models_url()
-        done = run_allennlp("models", "install", MODEL)
+        done = run_allennlp("models", "install", MODEL, cwd=elsewhere)
         with pytest.raises(pretrained.ModelArchiveNotFound) as error:
             pretrained.load_predictor(MODEL)
     assert done.returncode == 1
@@ -124,23 +135,23 @@ def test_a_wrong_checksum_is_one_line_and_keeps_nothing(outside, tmp_path):
     assert not outside.exists() or os.listdir(outside) == []
 
 
-def test_a_checksum_that_differs_at_the_same_size_is_refused(outside, tmp_path):
+def test_a_checksum_that_differs_at_the_same_size_is_refused(outside, tmp_path, elsewhere):
     served = tmp_path / "served"
     served.mkdir()
     payload = bytearray((MODELS / f"{MODEL}.tar.gz").read_bytes())
     payload[-20] ^= 0xFF
     (served / f"{MODEL}.tar.gz").write_bytes(bytes(payload))
     with serving(served):
-        done = run_allennlp("models", "install", MODEL)
+        done = run_allennlp("models", "install", MODEL, cwd=elsewhere)
     assert done.returncode == 1
     assert "does not have the sha256 its card records (" in done.stderr.strip().splitlines()[-1]
     assert not outside.exists() or os.listdir(outside) == []
 
 
-def test_a_connection_broken_mid_file_is_one_line_and_keeps_nothing(outside):
+def test_a_connection_broken_mid_file_is_one_line_and_keeps_nothing(outside, elsewhere):
     with serving(MODELS, broken=True):
         url = download.models_url()
-        done = run_allennlp("models", "install", MODEL)
+        done = run_allennlp("models", "install", MODEL, cwd=elsewhere)
     assert done.returncode == 1
     size = (MODELS / f"{MODEL}.tar.gz").stat().st_size
     line = done.stderr.strip().splitlines()[-1]
