@@ -205,6 +205,14 @@ def _move_back(kept: str, folder: str) -> None:
     shutil.rmtree(kept)
 
 
+def _put_kept_back(folder: str) -> None:
+    """Moves what `_others_kept` set aside in `FOLDER.outputs-kept` back into `folder`, if anything."""
+    kept = folder + ".outputs-kept"
+    if os.path.isdir(kept):
+        os.makedirs(folder, exist_ok=True)
+        _move_back(kept, folder)
+
+
 @contextlib.contextmanager
 def _others_kept(recipe: Recipe, step: Step):
     """Other steps' outputs that lie in a training's folder (the quickstart's noisy sets in
@@ -222,9 +230,7 @@ def _others_kept(recipe: Recipe, step: Step):
     try:
         yield
     finally:
-        if os.path.isdir(kept):
-            os.makedirs(folder, exist_ok=True)
-            _move_back(kept, folder)
+        _put_kept_back(folder)
 
 
 def _train(recipe: Recipe, step: Step, states: StepStates, state: StepState, threads: Optional[int],
@@ -344,9 +350,8 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
         raise InputError(f"--threads must be at least 1, not {threads}")
     if not dry_run:
         for step in recipe.steps:
-            if step.is_training and os.path.isdir(step.folder + ".outputs-kept"):
-                os.makedirs(step.folder, exist_ok=True)
-                _move_back(step.folder + ".outputs-kept", step.folder)  # a run stopped in `_others_kept`
+            if step.is_training:
+                _put_kept_back(step.folder)  # a run stopped in `_others_kept`
     states = StepStates(recipe, runs, overrides, releases=not train_released, snapshots=snapshots)
     planned = plan(recipe, names, states, until)
     if dry_run:
