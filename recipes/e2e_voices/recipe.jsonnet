@@ -5,8 +5,10 @@
 //                                                # extra and development readings, the three pilots
 //   allennlp recipe status e2e_voices            # where each step stands; each pilot's curve
 // Stage 2, the fourth lever's pilot: `allennlp recipe run e2e_voices multitask` (both arms and
-// multitask_report). Stage 3, the study, is declared on the protocol page; its trainings are added
-// here when they run, its recogniser first (`allennlp recipe run e2e_voices recogniser`).
+// multitask_report). Stage 3, the study, is declared on the protocol page: its recogniser
+// (`allennlp recipe run e2e_voices recogniser`), then the end-to-end model's two stages on it, 4
+// seeds (`allennlp recipe run e2e_voices study` runs them all in order); its cascades and its
+// analysis are added when they run.
 // Variables: SHARED_DATA (../shared/data).
 function(runs='runs')
   local split = runs + '/data/squad_dev_minus_xquad.json';
@@ -30,9 +32,15 @@ function(runs='runs')
       pilot_multitask_off: { config: 'recipes/e2e_voices/pilot_multitask_off.jsonnet', folder: runs + '/e2e_voices/pilot_multitask_off',
                              depends_on: ['first_stage', 'speech_development'] },
       // stage 3, the study: its recogniser first (the control's setting, until the development CER
-      // stops improving); the study's other trainings are added when they run
+      // stops improving)
       recogniser: { config: 'recipes/e2e_voices/recogniser.jsonnet', folder: runs + '/e2e_voices/recogniser',
                     depends_on: ['e2e_cpu_inputs', 'speech_development'] },
+      // then the end-to-end model on it, each seed: the speech encoder frozen, then the whole model
+      // (4 seeds, the power calculation's), validated on the development voices
+      e2e: { config: 'recipes/e2e_voices/e2e.jsonnet', folder: runs + '/e2e_voices/e2e_s{seed}', seeds: [1, 2, 3, 4],
+             depends_on: ['recogniser', 'text_bidaf', 'speech_development'] },
+      e2e_finetune: { config: 'recipes/e2e_voices/e2e_finetune.jsonnet', folder: runs + '/e2e_voices/e2e_finetune_s{seed}',
+                      seeds: [1, 2, 3, 4], depends_on: ['e2e_s{seed}'] },
     },
     steps: {
       // the first study's training split, its three readings and the released recogniser's weights
@@ -47,6 +55,13 @@ function(runs='runs')
         needs: ['e2e_cpu_inputs'],
         command: ['allennlp', 'recipe', 'run', 'e2e_cpu', 'text_bidaf', 'e2e_s2', '--runs', runs],
         outputs: [runs + '/e2e_speecht5_ctc_s2/best.th'],
+      },
+      // the text BiDAF the end-to-end model's context side and span head start from (the e2e_cpu
+      // recipe's step: bidaf-clean's weights and vocabulary, from its released archive)
+      text_bidaf: {
+        needs: ['e2e_cpu_inputs'],
+        command: ['allennlp', 'recipe', 'run', 'e2e_cpu', 'text_bidaf', '--runs', runs],
+        outputs: [runs + '/e2e_cpu/text_bidaf/weights.th'],
       },
       // the 1,072 questions of the held-out articles read by the five development voices
       speech_development: {
@@ -130,6 +145,6 @@ function(runs='runs')
       seen: ['seen_' + lever for lever in std.objectFields(levers)] + ['seen_report'],
       pilot: ['pilot_control', 'pilot_voices', 'pilot_augmentation'],
       multitask: ['pilot_multitask', 'pilot_multitask_off', 'multitask_report'],
-      study: ['recogniser'],
+      study: ['recogniser'] + ['%s_s%d' % [training, seed] for seed in [1, 2, 3, 4] for training in ['e2e', 'e2e_finetune']],
     },
   }

@@ -1,0 +1,93 @@
+"""recipes/e2e_voices/e2e.jsonnet and e2e_finetune.jsonnet: the study's end-to-end model, the first
+study's two stages on this study's recogniser, validated on the development voices, and the second
+stage starting from the first stage of its own seed."""
+import json
+
+import _jsonnet
+import torch
+from allennlp.commands.train import TrainModel
+from allennlp.common import Params
+
+from srcframework.recipes.recipe import load_recipe
+from tests.conftest import ROOT
+from tests.recipes.configs_build_test import inputs  # noqa: F401 (the tiny files, a fixture)
+from tests.recipes.recipe_variables import recipe_variables
+from tests.recipes.tiny_config import tiny_config
+
+FOLDER = ROOT / "recipes"
+
+
+def render(path, seed):
+    return json.loads(_jsonnet.evaluate_file(str(path), ext_vars=recipe_variables(path, SEED=str(seed))))
+
+
+def study(name, seed):
+    return render(FOLDER / "e2e_voices" / f"{name}.jsonnet", seed)
+
+
+def first_study(name, seed):
+    return render(FOLDER / "e2e_cpu" / f"{name}.jsonnet", seed)
+
+
+def test_each_stage_is_the_first_studys_on_the_new_recogniser_validated_on_the_development_voices():
+    for name, twin in (("e2e", "e2e_speecht5_ctc"), ("e2e_finetune", "e2e_speecht5_ctc_finetune")):
+        for seed in (1, 4):
+            ours, theirs = study(name, seed), first_study(twin, seed)
+            assert ours.pop("validation_data_path") == "runs/spoken_voices/development/fid2qid_heldout.csv"
+            assert ours.pop("validation_dataset_reader")["squad_file"] is None  # the folder's own SQuAD file
+            assert ours["model"]["question_encoder"].pop("model_name") == "runs/e2e_voices/recogniser/speecht5_ctc"
+            for config in (ours, theirs):
+                for key in ("validation_data_path", "validation_dataset_reader", "vocabulary"):
+                    config.pop(key, None)
+                config["model"]["question_encoder"].pop("model_name", None)
+                config["model"].pop("initializer")
+            assert ours == theirs
+            # the same seed, the stopping rule and the declared best epoch
+            assert ours["random_seed"] == ours["pytorch_seed"] == seed
+            assert ours["trainer"]["patience"] == 3 and ours["trainer"]["num_epochs"] == 15
+            assert {"type": "declared_checkpoint", "epoch": "best"} in ours["trainer"]["callbacks"]
+            assert "ctc_weight" not in ours["model"]["question_encoder"]  # stage 2 did not take the CTC loss
+
+
+def test_the_second_stage_reads_the_first_stage_of_its_own_seed():
+    for seed in (1, 2, 3, 4):
+        config = study("e2e_finetune", seed)
+        assert config["vocabulary"]["directory"] == f"runs/e2e_voices/e2e_s{seed}/vocabulary"
+        assert config["model"]["initializer"]["regexes"] == [[".*", {"type": "pretrained", "weights_file_path": f"runs/e2e_voices/e2e_s{seed}/best.th"}]]
+        assert config["model"]["question_encoder"]["freeze"] is False
+        assert study("e2e", seed)["model"]["question_encoder"]["freeze"] is True
+
+
+def test_the_recipe_trains_four_seeds_after_the_recogniser():
+    recipe = load_recipe("e2e_voices")
+    for seed in (1, 2, 3, 4):
+        first, second = recipe.step(f"e2e_s{seed}"), recipe.step(f"e2e_finetune_s{seed}")
+        assert {"recogniser", "text_bidaf", "speech_development"} <= set(first.needs)
+        assert second.needs == (f"e2e_s{seed}",) and first.seed == second.seed == seed
+        assert first.folder.endswith(f"e2e_voices/e2e_s{seed}") and second.folder.endswith(f"e2e_voices/e2e_finetune_s{seed}")
+    assert recipe.groups["study"][0] == "recogniser" and len(recipe.groups["study"]) == 9
+    # in the order the recipe runs them: the recogniser before every end-to-end stage
+    order = [step.name for step in recipe.steps]
+    assert order.index("recogniser") < min(order.index(f"e2e_s{seed}") for seed in (1, 2, 3, 4))
+
+
+def test_the_second_stage_starts_from_every_weight_of_the_first(inputs, tmp_path):  # noqa: F811
+    first_config = tiny_config(study("e2e", 3), inputs)
+    first_config.pop("include_in_archive")
+    first = TrainModel.from_params(params=Params(first_config), serialization_dir=str(tmp_path / "first"), local_rank=0).model
+    with torch.no_grad():
+        for parameter in first.parameters():
+            parameter.add_(0.5)  # weights no fresh model has
+    torch.save(first.state_dict(), tmp_path / "best.th")
+    first.vocab.save_to_files(str(tmp_path / "vocabulary"))
+    rendered = study("e2e_finetune", 3)
+    config = tiny_config(rendered, inputs)
+    config.pop("include_in_archive")
+    config["vocabulary"] = {"type": "from_files", "directory": str(tmp_path / "vocabulary")}
+    initializer = rendered["model"]["initializer"]
+    initializer["regexes"][0][1]["weights_file_path"] = str(tmp_path / "best.th")
+    config["model"]["initializer"] = initializer
+    second = TrainModel.from_params(params=Params(config), serialization_dir=str(tmp_path / "second"), local_rank=0).model
+    state, saved = second.state_dict(), first.state_dict()
+    assert set(state) == set(saved)
+    assert all(torch.equal(state[key], value) for key, value in saved.items())
