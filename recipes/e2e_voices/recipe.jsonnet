@@ -63,6 +63,21 @@ function(runs='runs')
         command: ['allennlp', 'recipe', 'run', 'e2e_cpu', 'text_bidaf', '--runs', runs],
         outputs: [runs + '/e2e_cpu/text_bidaf/weights.th'],
       },
+      // cascade C's decoder: the first study's word trigram LM of the training questions, its weight
+      // and word score chosen on all 1,072 recordings of the development set (the first study's grid
+      // and beam) for the study's recogniser; no test voice chooses anything
+      lm: {
+        needs: ['e2e_cpu_inputs'],
+        command: ['allennlp', 'recipe', 'run', 'e2e_cpu', 'lm', '--runs', runs],
+        outputs: [runs + '/e2e_cpu/questions_3gram.arpa'],
+      },
+      tune_decoder: {
+        needs: ['recogniser', 'lm', 'speech_development'],
+        command: ['allennlp', 'tune-ctc-decoder', development, runs + '/e2e_voices/lm_decoder.json',
+                  '--model', runs + '/e2e_voices/recogniser/speecht5_ctc', '--language-model', runs + '/e2e_cpu/questions_3gram.arpa',
+                  '--split', 'heldout'],
+        outputs: [runs + '/e2e_voices/lm_decoder.json'],
+      },
       // the 1,072 questions of the held-out articles read by the five development voices
       speech_development: {
         needs: ['e2e_cpu_inputs'],
@@ -146,5 +161,6 @@ function(runs='runs')
       pilot: ['pilot_control', 'pilot_voices', 'pilot_augmentation'],
       multitask: ['pilot_multitask', 'pilot_multitask_off', 'multitask_report'],
       study: ['recogniser'] + ['%s_s%d' % [training, seed] for seed in [1, 2, 3, 4] for training in ['e2e', 'e2e_finetune']],
+      cascades: ['lm', 'tune_decoder'],
     },
   }

@@ -91,3 +91,14 @@ def test_the_second_stage_starts_from_every_weight_of_the_first(inputs, tmp_path
     state, saved = second.state_dict(), first.state_dict()
     assert set(state) == set(saved)
     assert all(torch.equal(state[key], value) for key, value in saved.items())
+
+
+def test_cascade_cs_decoder_is_chosen_on_the_development_set_for_the_studys_recogniser():
+    recipe = load_recipe("e2e_voices")
+    tune = recipe.step("tune_decoder")
+    command = list(tune.command)
+    assert command[:3] == ["allennlp", "tune-ctc-decoder", "runs/spoken_voices/development"]
+    assert command[command.index("--split") + 1] == "heldout" and "--limit" not in command
+    assert command[command.index("--model") + 1] == "runs/e2e_voices/recogniser/speecht5_ctc"
+    assert {"recogniser", "lm", "speech_development"} <= set(tune.needs)
+    assert not any("xquad" in part for part in command)
