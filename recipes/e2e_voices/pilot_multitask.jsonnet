@@ -8,8 +8,8 @@
 // that encoder frozen, so the layer fits it) and the training reader's `ctc_targets` (each
 // question's normalised characters); the validation reader carries no targets, so the validation F1
 // is the span head's alone. Seed 2 for 2 epochs (832 batches of 20), from the first stage of seed 2
-// (runs/e2e_speecht5_ctc_s2, put back from models/snapshots; seed 1's first stage is gone, see the
-// page's dated note of 2026-12-06), validated after each epoch on
+// (runs/e2e_speecht5_ctc_s2, put back from its snapshot, which has left models/snapshots since and
+// stays in the repository's history: the page's dated notes of 2026-12-06 and 2026-12-07), validated after each epoch on
 // the development voices' reading of the held-out articles; the last epoch is archived (the pilot's
 // outcome is after its budget). Its twin without the CTC loss is pilot_multitask_off.jsonnet (the
 // same in all else); the lever is taken when this one's development F1 is at least 1 point higher.

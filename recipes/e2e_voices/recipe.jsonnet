@@ -7,8 +7,9 @@
 // Stage 2, the fourth lever's pilot: `allennlp recipe run e2e_voices multitask` (both arms and
 // multitask_report). Stage 3, the study, is declared on the protocol page: its recogniser
 // (`allennlp recipe run e2e_voices recogniser`), then the end-to-end model's two stages on it, 4
-// seeds (`allennlp recipe run e2e_voices study` runs them all in order); its cascades and its
-// analysis are added when they run.
+// seeds (`allennlp recipe run e2e_voices study` runs them all in order, with what they need);
+// cascade C's decoder (`allennlp recipe run e2e_voices cascades`). The cascades' transcripts of the
+// test voices and the analysis are added after every training has ended.
 // Variables: SHARED_DATA (../shared/data).
 function(runs='runs')
   local split = runs + '/data/squad_dev_minus_xquad.json';
@@ -50,7 +51,8 @@ function(runs='runs')
         outputs: [train9 + '/fid2qid_train.csv', runs + '/speecht5_ctc/best.th'],
       },
       // the first study's first stage of seed 2 (speech encoder frozen), put back from its snapshot
-      // in models/snapshots (or trained, where there is none), with the text BiDAF it starts from
+      // in models/snapshots (or trained, where there is none), with the text BiDAF it starts from; the
+      // snapshot has left the working tree (the page's dated note of 2026-12-07 says how to put it back)
       first_stage: {
         needs: ['e2e_cpu_inputs'],
         command: ['allennlp', 'recipe', 'run', 'e2e_cpu', 'text_bidaf', 'e2e_s2', '--runs', runs],
@@ -160,7 +162,9 @@ function(runs='runs')
       seen: ['seen_' + lever for lever in std.objectFields(levers)] + ['seen_report'],
       pilot: ['pilot_control', 'pilot_voices', 'pilot_augmentation'],
       multitask: ['pilot_multitask', 'pilot_multitask_off', 'multitask_report'],
-      study: ['recogniser'] + ['%s_s%d' % [training, seed] for seed in [1, 2, 3, 4] for training in ['e2e', 'e2e_finetune']],
-      cascades: ['lm', 'tune_decoder'],
+      // stage 3's trainings with the steps they need (those already made are skipped)
+      study: ['e2e_cpu_inputs', 'speech_development', 'text_bidaf', 'recogniser']
+             + ['%s_s%d' % [training, seed] for seed in [1, 2, 3, 4] for training in ['e2e', 'e2e_finetune']],
+      cascades: ['e2e_cpu_inputs', 'speech_development', 'recogniser', 'lm', 'tune_decoder'],
     },
   }
