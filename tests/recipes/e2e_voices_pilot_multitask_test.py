@@ -5,13 +5,11 @@ import json
 
 import _jsonnet
 import torch
-from allennlp.commands.train import TrainModel
-from allennlp.common import Params
 
 from tests.conftest import ROOT
 from tests.recipes.configs_build_test import inputs  # noqa: F401 (the tiny files, a fixture)
 from tests.recipes.recipe_variables import recipe_variables
-from tests.recipes.tiny_config import tiny_config
+from tests.recipes.two_stages import first_then_second
 
 CONFIGS = {name: ROOT / "recipes" / "e2e_voices" / f"{name}.jsonnet" for name in ("pilot_multitask", "pilot_multitask_off")}
 
@@ -39,22 +37,7 @@ def test_the_twins_differ_only_in_the_ctc_loss():
 def test_the_second_stage_starts_from_the_first_stages_weights_but_the_ctc_layer(inputs, tmp_path):  # noqa: F811
     """The first stage (the twin without the CTC loss: the same parameters) writes best.th; the
     multitask config's initializer reads every weight from it but the CTC layer's."""
-    twin = tiny_config(render("pilot_multitask_off"), inputs)
-    twin.pop("include_in_archive")
-    first = TrainModel.from_params(params=Params(twin), serialization_dir=str(tmp_path / "first"), local_rank=0).model
-    with torch.no_grad():
-        for parameter in first.parameters():
-            parameter.add_(0.5)  # weights no fresh model has
-    torch.save(first.state_dict(), tmp_path / "best.th")
-    first.vocab.save_to_files(str(tmp_path / "vocabulary"))
-    rendered = render("pilot_multitask")
-    config = tiny_config(rendered, inputs)
-    config.pop("include_in_archive")
-    config["vocabulary"] = {"type": "from_files", "directory": str(tmp_path / "vocabulary")}
-    initializer = rendered["model"]["initializer"]
-    initializer["regexes"][0][1]["weights_file_path"] = str(tmp_path / "best.th")
-    config["model"]["initializer"] = initializer
-    second = TrainModel.from_params(params=Params(config), serialization_dir=str(tmp_path / "second"), local_rank=0).model
+    first, second = first_then_second(render("pilot_multitask_off"), render("pilot_multitask"), inputs, tmp_path)
     state, saved = second.state_dict(), first.state_dict()
     assert set(state) - set(saved) == {"question_encoder.ctc_layer.weight", "question_encoder.ctc_layer.bias"}
     assert all(torch.equal(state[key], value) for key, value in saved.items())

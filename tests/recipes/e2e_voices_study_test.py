@@ -5,14 +5,12 @@ import json
 
 import _jsonnet
 import torch
-from allennlp.commands.train import TrainModel
-from allennlp.common import Params
 
 from srcframework.recipes.recipe import load_recipe
 from tests.conftest import ROOT
 from tests.recipes.configs_build_test import inputs  # noqa: F401 (the tiny files, a fixture)
 from tests.recipes.recipe_variables import recipe_variables
-from tests.recipes.tiny_config import tiny_config
+from tests.recipes.two_stages import first_then_second
 
 FOLDER = ROOT / "recipes"
 
@@ -77,22 +75,7 @@ def test_the_recipe_trains_four_seeds_after_the_recogniser():
 
 
 def test_the_second_stage_starts_from_every_weight_of_the_first(inputs, tmp_path):  # noqa: F811
-    first_config = tiny_config(study("e2e", 3), inputs)
-    first_config.pop("include_in_archive")
-    first = TrainModel.from_params(params=Params(first_config), serialization_dir=str(tmp_path / "first"), local_rank=0).model
-    with torch.no_grad():
-        for parameter in first.parameters():
-            parameter.add_(0.5)  # weights no fresh model has
-    torch.save(first.state_dict(), tmp_path / "best.th")
-    first.vocab.save_to_files(str(tmp_path / "vocabulary"))
-    rendered = study("e2e_finetune", 3)
-    config = tiny_config(rendered, inputs)
-    config.pop("include_in_archive")
-    config["vocabulary"] = {"type": "from_files", "directory": str(tmp_path / "vocabulary")}
-    initializer = rendered["model"]["initializer"]
-    initializer["regexes"][0][1]["weights_file_path"] = str(tmp_path / "best.th")
-    config["model"]["initializer"] = initializer
-    second = TrainModel.from_params(params=Params(config), serialization_dir=str(tmp_path / "second"), local_rank=0).model
+    first, second = first_then_second(study("e2e", 3), study("e2e_finetune", 3), inputs, tmp_path)
     state, saved = second.state_dict(), first.state_dict()
     assert set(state) == set(saved)
     assert all(torch.equal(state[key], value) for key, value in saved.items())
