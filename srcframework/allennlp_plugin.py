@@ -15,7 +15,7 @@ srcframework one. `import srcframework` alone only registers components; this mo
   build from every registry), while the others, and every command that builds nothing from plugins
   (`power`, `snapshot`, `recipe list`, `print-results`, `diff`, ...), run after its error line;
   `list-plugins` reports it;
-- has every spawned worker process (`common.worker_pool`) apply the patches and load the plugins
+- has every worker process (`common.worker_pool`) apply the patches and load the plugins
   too.
 
 A library user who wants the same in a Python program calls `activate()`.
@@ -85,7 +85,8 @@ def activate() -> None:
     config_defaults.export()
     allennlp_outputs.install()
     allennlp_train.install()
-    # spawned workers (noise, synthesis, transcription, study pairs) start bare: they redo these
+    # workers (noise, synthesis, transcription, study pairs) start from a fork server that only
+    # imported modules: they redo these
     on_worker_start(compat.apply)
     on_worker_start(load_plugins)
     _ACTIVE = True

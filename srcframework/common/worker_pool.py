@@ -1,55 +1,53 @@
 import contextlib
-import ctypes
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import sys
 import threading
-import time
 from typing import Callable, Iterable, Iterator, List, Optional, Sequence
 
-# module-level functions that every spawned worker runs first: a spawned process starts from a bare
-# interpreter, so what the parent set up beyond importing (AllenNLP's patches, third-party
+# module-level functions that every worker runs first: a worker starts from a process that only
+# imported modules, so what the parent set up beyond importing (AllenNLP's patches, third-party
 # plugins' components) is set up again there; `srcframework.allennlp_plugin` adds them
 WORKER_SETUP: List[Callable[[], object]] = []
 
+# what the fork server imports once, when this process's first pool starts (those of them this
+# process has imported, so none can fail there), beside the modules of the pool's functions: every
+# worker is forked from it with these imported, instead of importing them itself (about 5 s each)
+PRELOAD = ("torch", "allennlp.common", "allennlp.data", "allennlp.modules", "allennlp.nn", "allennlp.models")
+
 
 def on_worker_start(function: Callable[[], object]) -> None:
-    """Adds a module-level function without arguments to what every spawned worker runs first."""
+    """Adds a module-level function without arguments to what every worker runs first."""
     if function not in WORKER_SETUP:
         WORKER_SETUP.append(function)
 
 
-PR_SET_PDEATHSIG = 1  # prctl(2)
-WATCH_SECONDS = 1.0
+def end_with_caller() -> None:
+    """Makes this worker end when the process that started its pool ends, however it ends (kill -9
+    included). multiprocessing keeps a pipe from that process to each worker open for the worker's
+    life (`parent_process().sentinel`); it reads as closed once that process is gone, and a thread
+    waiting on it ends the worker then, or at once if it is gone already. (The worker's own parent
+    is the fork server, which outlives the caller while a worker lives, so the kernel's parent-death
+    signal would not do.)"""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
 
-
-def end_with_parent(parent: int) -> None:
-    """Makes this process end when the process `parent` ends, however it ends (kill -9 included): on
-    Linux the kernel sends it SIGKILL then (prctl PR_SET_PDEATHSIG); elsewhere a thread sees that its
-    parent changed. A parent already gone ends it at once."""
-    watched = False
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            watched = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-        except (OSError, AttributeError):
-            watched = False
-    if os.getppid() != parent:  # it ended before the signal was asked for
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
         os._exit(1)
-    if not watched:
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(WATCH_SECONDS)
-            os._exit(1)
 
-        threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _start_worker(setup: List[Callable[[], object]], initializer: Optional[Callable], initargs: tuple,
-                  parent: Optional[int] = None) -> None:
-    if parent is not None:
-        end_with_parent(parent)
+                  environment: Optional[dict] = None) -> None:
+    end_with_caller()
+    if environment is not None:  # the pool's environment now, not the fork server's at its start
+        os.environ.clear()
+        os.environ.update(environment)
     # Ctrl-C reaches every process of the terminal's group: the parent stops the work (it ends the
     # pool and says in one line what is kept); a worker that raised KeyboardInterrupt too would
     # print a traceback of its own
@@ -60,11 +58,24 @@ def _start_worker(setup: List[Callable[[], object]], initializer: Optional[Calla
         initializer(*initargs)
 
 
+def _context(modules: Sequence[str]) -> multiprocessing.context.BaseContext:
+    """The fork server's context where there is one (its preloads set before it first starts),
+    else spawn's."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(
+        [name for name in dict.fromkeys([*PRELOAD, *modules]) if name != "__main__" and name in sys.modules]
+    )
+    return context
+
+
 @contextlib.contextmanager
 def _sigint_ignored_by_new_processes():
     """Ctrl-C ignored while the workers are started: an ignored signal stays ignored in a process
-    started then, so a worker that is still importing when Ctrl-C comes (before `_start_worker`)
-    prints no traceback either. The parent's own handler is back as soon as they are started."""
+    started then (the fork server, started with the first pool, hands it on to every worker it
+    forks), so a worker that is still starting when Ctrl-C comes (before `_start_worker`) prints no
+    traceback either. The parent's own handler is back as soon as they are started."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -85,10 +96,13 @@ def worker_results(
     initargs: tuple = (),
 ) -> Iterator[Iterable]:
     """Yields the results of `function` over `tasks`: in this process when `workers` is 1 or there
-    is at most one task, otherwise in a pool of spawned processes (spawn, so a worker never
-    inherits a forked torch or audio library state). The pool is terminated on leaving, also when
+    is at most one task, otherwise in a pool of processes forked from a fork server (one process a
+    caller, started with its first pool, that has only imported modules: a worker never inherits
+    a torch or audio library state that ran, nor a thread, and starts without importing again;
+    `spawn` where there is no fork server). A worker gets the caller's environment and folder as
+    they are when the pool starts. The pool is terminated on leaving, also when
     the caller stops early or fails, and its workers end with this process however it ends (kill -9
-    included: `end_with_parent`). Results come in completion order unless `ordered`.
+    included: `end_with_caller`). Results come in completion order unless `ordered`.
 
     # Parameters
 
@@ -106,8 +120,11 @@ def worker_results(
     try:
         if workers > 1 and len(tasks) > 1:
             with _sigint_ignored_by_new_processes():
-                pool = multiprocessing.get_context("spawn").Pool(
-                    min(workers, len(tasks)), _start_worker, (list(WORKER_SETUP), initializer, initargs, os.getpid())
+                setup = list(WORKER_SETUP)
+                modules = [f.__module__ for f in (*setup, function, initializer) if f is not None]
+                pool = _context(modules).Pool(
+                    min(workers, len(tasks)), _start_worker,
+                    (setup, initializer, initargs, dict(os.environ)),
                 )
             yield pool.imap(function, tasks) if ordered else pool.imap_unordered(function, tasks)
         else:

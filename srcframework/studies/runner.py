@@ -126,7 +126,7 @@ def _run_jobs(jobs: List[dict], workers: int, progress: bool) -> None:
         return
     bar = tqdm(total=len(jobs), desc="pairs", unit="pair", disable=not progress)
     threads = max(1, (os.cpu_count() or 1) // workers)
-    # in this process (no thread change) with one worker; else a pool of spawned workers
+    # in this process (no thread change) with one worker; else a pool of workers (common.worker_pool)
     initializer = init_worker if workers > 1 and len(jobs) > 1 else None
     try:
         with worker_results(evaluate_pair, jobs, workers, initializer=initializer, initargs=(threads,)) as results:

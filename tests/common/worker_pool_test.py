@@ -29,7 +29,7 @@ def test_in_process_runs_the_initializer_here():
 
 
 @pytest.mark.slow
-def test_a_pool_of_spawned_workers_gives_every_result():
+def test_a_pool_of_workers_gives_every_result():
     _STATE.clear()
     tasks = list(range(6))
     with worker_results(_square_with_pid, tasks, workers=2, ordered=True, initializer=_remember, initargs=("w",)) as results:
@@ -68,7 +68,7 @@ def _read_mark(_task) -> str:
 
 
 @pytest.mark.slow
-def test_spawned_workers_run_the_setup_functions_first(monkeypatch):
+def test_workers_run_the_setup_functions_first(monkeypatch):
     from srcframework.common import worker_pool
 
     monkeypatch.setattr(worker_pool, "WORKER_SETUP", [])
@@ -78,6 +78,28 @@ def test_spawned_workers_run_the_setup_functions_first(monkeypatch):
     monkeypatch.delenv("SRCFRAMEWORK_TEST_WORKER_SETUP", raising=False)
     with worker_pool.worker_results(_read_mark, [1, 2, 3], workers=2) as results:
         assert list(results) == ["ran"] * 3
+
+
+def _where(_task):
+    return os.getppid(), os.getcwd(), os.environ.get("SRCFRAMEWORK_TEST_POOL_VALUE")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif("forkserver" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="no fork server on this platform: workers are spawned")
+def test_workers_come_from_one_fork_server_with_the_callers_folder_and_environment_now(monkeypatch, tmp_path):
+    monkeypatch.setenv("SRCFRAMEWORK_TEST_POOL_VALUE", "first")
+    with worker_results(_where, [1, 2, 3], workers=2) as results:
+        first = list(results)
+    # the fork server started with the first pool; the caller's folder and environment change after it
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SRCFRAMEWORK_TEST_POOL_VALUE", "second")
+    with worker_results(_where, [1, 2, 3], workers=2) as results:
+        second = list(results)
+    servers = {parent for parent, _, _ in first + second}
+    assert len(servers) == 1 and os.getpid() not in servers  # forked from one server, not from here
+    assert {(folder, value) for _, folder, value in second} == {(str(tmp_path), "second")}
+    assert {value for _, _, value in first} == {"first"}
 
 
 def test_the_allennlp_plugin_module_sets_up_workers():
