@@ -131,6 +131,11 @@ with worker_results(_report_and_wait, [sys.argv[1]] * 2, workers=2) as results:
 """
 
 
+def parent_of(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rsplit(")", 1)[1].split()[1])
+
+
 def running(pid: int) -> bool:
     """Whether process `pid` exists and is not a zombie."""
     try:
@@ -150,23 +155,30 @@ def test_workers_end_when_their_parent_is_killed(tmp_path):
 
     from tests.conftest import ROOT
 
-    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(tmp_path)], cwd=ROOT,
-                              env=dict(os.environ, OMP_NUM_THREADS="1"))
+    pids, scratch = tmp_path / "pids", tmp_path / "tmp"
+    pids.mkdir()
+    scratch.mkdir()
+    # the killed parent cannot remove the fork server's socket folder: it is left in `scratch`
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(pids)], cwd=ROOT,
+                              env=dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=str(scratch)))
     try:
         for _ in range(3000):  # until both workers have started (a bound, so a broken pool cannot hang the suite)
-            if len(os.listdir(tmp_path)) == 2 or parent.poll() is not None:
+            if len(os.listdir(pids)) == 2 or parent.poll() is not None:
                 break
             time.sleep(0.1)
-        workers = [int(name) for name in os.listdir(tmp_path)]
+        workers = [int(name) for name in os.listdir(pids)]
         assert len(workers) == 2 and all(running(pid) for pid in workers), parent.poll()
+        # and the processes they were forked from (the fork server; the parent itself where they are spawned)
+        started_by = {parent_of(pid) for pid in workers} - {parent.pid}
     finally:
         parent.send_signal(signal.SIGKILL)
         parent.wait()
+    processes = workers + sorted(started_by)
     for _ in range(600):
-        if not any(running(pid) for pid in workers):
+        if not any(running(pid) for pid in processes):
             break
         time.sleep(0.1)
-    left = [pid for pid in workers if running(pid)]
+    left = [pid for pid in processes if running(pid)]
     for pid in left:  # leave nothing behind, whatever the result
         os.kill(pid, signal.SIGKILL)
     assert left == []
