@@ -364,7 +364,8 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
         state = states.state(step)
         if state.status == FINISHED:
             say(f"skip {step.name}: {state.line()[len('skipped: '):]}")
-            if states.stamp(step) is None:
+            stamp = states.stamp(step)
+            if stamp is None or stamp["fingerprint"] != state.fingerprint:  # found made, or its needs stamped after it
                 stamp_step(states, step)
         else:
             say(f"{step.name}: {state.line()}")

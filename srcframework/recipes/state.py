@@ -106,11 +106,31 @@ def output_fingerprints(step: Step) -> Dict[str, str]:
     return {path: path_fingerprint(path) for path in step.outputs if os.path.exists(path)}
 
 
+NOT_MADE = "not made"
+
+
 def made_fingerprint(stamp: Optional[dict]) -> str:
     """The fingerprint of what a stamped step made (its own fingerprint and its outputs')."""
     if stamp is None:
-        return "not made"
+        return NOT_MADE
     return text_sha256(json.dumps([stamp["fingerprint"], stamp.get("outputs", {})], sort_keys=True))
+
+
+NEEDS_STAMPED_AFTER = "a need made before it was stamped after it"
+
+
+def _newest_output(step: Step) -> float:
+    """The latest modification time of what `step` made (a training's metrics.json; the files of
+    another step's outputs, those in its output folders included)."""
+    paths = [os.path.join(step.folder, METRICS_NAME)] if step.is_training else list(step.outputs)
+    newest = 0.0
+    for path in paths:
+        if os.path.isdir(path):
+            for folder, _, names in os.walk(path):
+                newest = max([newest, os.path.getmtime(folder), *(os.path.getmtime(os.path.join(folder, n)) for n in names)])
+        elif os.path.exists(path):
+            newest = max(newest, os.path.getmtime(path))
+    return newest
 
 
 @dataclass(frozen=True)
@@ -152,20 +172,52 @@ class StepStates:
             self._configs[step.name] = training_config(self.recipe, step, self.overrides)
         return self._configs[step.name]
 
+    def made(self, step: Step) -> str:
+        """What `step` made, as the fingerprints of the steps that need it see it: its stamp's; for a
+        step found finished without a stamp (made before the runner), what its stamp will say once
+        the runner writes it, so that writing it makes no step after it stale; else `NOT_MADE`."""
+        stamp = self.stamp(step)
+        if stamp is not None:
+            return made_fingerprint(stamp)
+        state = self.state(step)
+        if state.status != FINISHED:
+            return NOT_MADE
+        return made_fingerprint({"fingerprint": state.fingerprint, "outputs": output_fingerprints(step)})
+
+    def needs_made(self, step: Step) -> Dict[str, str]:
+        return {need: self.made(self.recipe.step(need)) for need in step.needs}
+
     def fingerprint(self, step: Step) -> str:
         if step.name not in self._fingerprints:
-            needs = {need: made_fingerprint(self.stamp(self.recipe.step(need))) for need in step.needs}
-            if step.is_training:
-                payload: dict = {"config": self.config(step)}
-            else:
-                payload = {"command": list(step.command), "job": step.job, "env": step.env}
-                named = named_files([*step.command, step.job, *step.inputs])
-                # the pages a report job writes into are outputs too: an edit of their prose is not new input
-                written = [*step.outputs, *((step.job or {}).get("pages") or [])]
-                payload["files"] = {path: value for path, value in named.items() if _read(path, written)}
-            payload["needs"] = needs
-            self._fingerprints[step.name] = text_sha256(json.dumps(payload, sort_keys=True))
+            self._fingerprints[step.name] = self._fingerprint_with(step, self.needs_made(step))
         return self._fingerprints[step.name]
+
+    def _fingerprint_with(self, step: Step, needs: Dict[str, str]) -> str:
+        if step.is_training:
+            payload: dict = {"config": self.config(step)}
+        else:
+            payload = {"command": list(step.command), "job": step.job, "env": step.env}
+            named = named_files([*step.command, step.job, *step.inputs])
+            # the pages a report job writes into are outputs too: an edit of their prose is not new input
+            written = [*step.outputs, *((step.job or {}).get("pages") or [])]
+            payload["files"] = {path: value for path, value in named.items() if _read(path, written)}
+        payload["needs"] = needs
+        return text_sha256(json.dumps(payload, sort_keys=True))
+
+    def _stamped_before_its_needs(self, step: Step, stamp: dict) -> bool:
+        """Whether the stamp holds what `step` is now but for needs it recorded as `NOT_MADE` that
+        were there, finished without a stamp, when it ran: stamps written before `made` recorded such
+        a need so, and the runner stamped the need later. Each such need's outputs must be older than
+        this stamp (not made again since)."""
+        recorded = stamp.get("needs", {})
+        found = [need for need in step.needs if recorded.get(need) == NOT_MADE]
+        if not found or any(self.made(self.recipe.step(need)) == NOT_MADE for need in found):
+            return False
+        stamped_at = os.path.getmtime(stamp_path(self.recipe, self.runs, step))
+        if any(_newest_output(self.recipe.step(need)) > stamped_at for need in found):
+            return False
+        needs = {need: (NOT_MADE if need in found else made) for need, made in self.needs_made(step).items()}
+        return self._fingerprint_with(step, needs) == stamp["fingerprint"]
 
     def forget(self, step: Step) -> None:
         """Work the fingerprints out anew (`step` ran, so its own and those after it change)."""
@@ -187,11 +239,14 @@ class StepStates:
         if stamp.get("outputs") != output_fingerprints(step):
             return StepState(step, STALE, "its outputs changed since it made them", fingerprint)
         if stamp["fingerprint"] != fingerprint:
+            if self._stamped_before_its_needs(step, stamp):
+                return StepState(step, FINISHED, NEEDS_STAMPED_AFTER, fingerprint)
             return StepState(step, STALE, self._what_changed(step, stamp), fingerprint)
         return StepState(step, FINISHED, "", fingerprint)
 
     def _what_changed(self, step: Step, stamp: dict) -> str:
-        changed = [need for need in step.needs if made_fingerprint(self.stamp(self.recipe.step(need))) != stamp.get("needs", {}).get(need)]
+        made = self.needs_made(step)
+        changed = [need for need in step.needs if made[need] != stamp.get("needs", {}).get(need)]
         if changed:
             return f"stale: {changed[0]} was made again since"
         return "stale: its config, command or input files changed"
@@ -206,6 +261,8 @@ class StepStates:
             if stamp is not None:
                 if stamp["fingerprint"] == fingerprint:
                     return StepState(step, FINISHED, "", fingerprint, run.epochs_done)
+                if self._stamped_before_its_needs(step, stamp):
+                    return StepState(step, FINISHED, NEEDS_STAMPED_AFTER, fingerprint, run.epochs_done)
                 difference = config_difference(self.config(step), saved)
                 why = f"stale: {difference}" if difference else self._what_changed(step, stamp)
                 return StepState(step, STALE, why, fingerprint, run.epochs_done)
@@ -266,7 +323,7 @@ def stamp_step(states: StepStates, step: Step) -> dict:
     stamp = {
         "step": step.name,
         "fingerprint": states.fingerprint(step),
-        "needs": {need: made_fingerprint(states.stamp(states.recipe.step(need))) for need in step.needs},
+        "needs": states.needs_made(step),
         "outputs": output_fingerprints(step),
     }
     path = stamp_path(states.recipe, states.runs, step)

@@ -2,7 +2,8 @@
 step's outputs changed since its stamp make it stale and a damaged stamp counts as none; a training
 made before the runner is finished only with the config the recipe gives now (the first key that
 differs is named); a missing or broken training config is one line; a page a report job writes
-into is not one of its inputs."""
+into is not one of its inputs; a need found made before the runner and stamped later makes nothing
+after it stale."""
 import json
 import shutil
 
@@ -108,3 +109,55 @@ def test_a_missing_or_broken_training_config_is_one_line(tmp_path):
     with pytest.raises(InputError) as broken:
         training_config(recipe, recipe.step("t"))
     assert str(broken.value).startswith(f"{tmp_path}/c.jsonnet: cannot evaluate the config: ") and "\n" not in str(broken.value)
+
+
+TWO_STEPS = """function(runs) { steps: {
+    a: { command: ['make-a'], outputs: [runs + '/a.txt'] },
+    b: { needs: ['a'], command: ['make-b'], outputs: [runs + '/b.txt'] },
+} }"""
+
+
+def test_stamping_a_need_found_made_before_the_runner_leaves_the_step_after_it_finished(tmp_path):
+    recipe, runs = recipe_of(tmp_path, TWO_STEPS)
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "a.txt").write_text("made before the runner")
+    (tmp_path / "runs" / "b.txt").write_text("b")
+    stamp_step(StepStates(recipe, runs), recipe.step("b"))  # `a` lies there finished, without a stamp
+    assert StepStates(recipe, runs).state(recipe.step("b")).status == FINISHED
+    stamp_step(StepStates(recipe, runs), recipe.step("a"))  # a later run (a group that holds `a`) stamps it
+    state = StepStates(recipe, runs).state(recipe.step("b"))
+    assert (state.status, state.why) == (FINISHED, "")
+    (tmp_path / "runs" / "a.txt").write_text("made again")
+    stamp_step(StepStates(recipe, runs), recipe.step("a"))
+    assert StepStates(recipe, runs).state(recipe.step("b")).line() == "to run: stale: a was made again since"
+
+
+def test_a_stamp_that_recorded_a_need_as_not_made_stays_finished_until_the_need_is_made_again(tmp_path):
+    import os
+
+    from srcframework.recipes.state import NEEDS_STAMPED_AFTER, NOT_MADE, output_fingerprints
+
+    recipe, runs = recipe_of(tmp_path, TWO_STEPS)
+    (tmp_path / "runs").mkdir()
+    a, b = tmp_path / "runs" / "a.txt", tmp_path / "runs" / "b.txt"
+    a.write_text("made before the runner")
+    b.write_text("b")
+    states = StepStates(recipe, runs)
+    step = recipe.step("b")
+    # what a stamp said of a need that lay there finished without one, before `StepStates.made`
+    old = {"step": "b", "fingerprint": states._fingerprint_with(step, {"a": NOT_MADE}), "needs": {"a": NOT_MADE},
+           "outputs": output_fingerprints(step)}
+    path = stamp_path(recipe, runs, step)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as handle:
+        json.dump(old, handle)
+    os.utime(a, (os.path.getmtime(path) - 60,) * 2)
+    stamp_step(StepStates(recipe, runs), recipe.step("a"))
+    state = StepStates(recipe, runs).state(step)
+    assert (state.status, state.why) == (FINISHED, NEEDS_STAMPED_AFTER)
+    os.utime(a, (os.path.getmtime(path) + 60,) * 2)  # made again after the step's stamp: stale
+    assert StepStates(recipe, runs).state(step).line() == "to run: stale: a was made again since"
+    os.utime(a, (os.path.getmtime(path) - 60,) * 2)
+    stamp_step(StepStates(recipe, runs), step)  # the runner stamps it anew: the need's value now
+    assert StepStates(recipe, runs).stamp(step)["needs"]["a"] != NOT_MADE
+    assert StepStates(recipe, runs).state(step).why == ""
