@@ -100,7 +100,8 @@ def worker_results(
     caller, started with its first pool, that has only imported modules: a worker never inherits
     a torch or audio library state that ran, nor a thread, and starts without importing again;
     `spawn` where there is no fork server). A worker gets the caller's environment and folder as
-    they are when the pool starts. The pool is terminated on leaving, also when
+    they are when the pool starts; what a module the server imported read from the environment
+    when it was imported (torch's OMP_NUM_THREADS, a cache folder) is as it was at the first pool. The pool is terminated on leaving, also when
     the caller stops early or fails, and its workers end with this process however it ends (kill -9
     included: `end_with_caller`). Results come in completion order unless `ordered`.
 
