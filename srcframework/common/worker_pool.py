@@ -48,6 +48,10 @@ def _start_worker(setup: List[Callable[[], object]], initializer: Optional[Calla
     if environment is not None:  # the pool's environment now, not the fork server's at its start
         os.environ.clear()
         os.environ.update(environment)
+        # torch took its thread count from the server's environment when the server imported it
+        threads = environment.get("OMP_NUM_THREADS", "")
+        if threads.isdigit() and int(threads) > 0 and "torch" in sys.modules:
+            sys.modules["torch"].set_num_threads(int(threads))
     # Ctrl-C reaches every process of the terminal's group: the parent stops the work (it ends the
     # pool and says in one line what is kept); a worker that raised KeyboardInterrupt too would
     # print a traceback of its own
@@ -100,8 +104,9 @@ def worker_results(
     caller, started with its first pool, that has only imported modules: a worker never inherits
     a torch or audio library state that ran, nor a thread, and starts without importing again;
     `spawn` where there is no fork server). A worker gets the caller's environment and folder as
-    they are when the pool starts; what a module the server imported read from the environment
-    when it was imported (torch's OMP_NUM_THREADS, a cache folder) is as it was at the first pool. The pool is terminated on leaving, also when
+    they are when the pool starts, and torch in it the OMP_NUM_THREADS of that environment; what
+    else a module the server imported read from the environment when it was imported (a cache
+    folder) is as it was at the first pool. The pool is terminated on leaving, also when
     the caller stops early or fails, and its workers end with this process however it ends (kill -9
     included: `end_with_caller`). Results come in completion order unless `ordered`.
 

@@ -81,7 +81,9 @@ def test_workers_run_the_setup_functions_first(monkeypatch):
 
 
 def _where(_task):
-    return os.getppid(), os.getcwd(), os.environ.get("SRCFRAMEWORK_TEST_POOL_VALUE")
+    import torch
+
+    return os.getppid(), os.getcwd(), os.environ.get("SRCFRAMEWORK_TEST_POOL_VALUE"), torch.get_num_threads()
 
 
 @pytest.mark.slow
@@ -89,17 +91,19 @@ def _where(_task):
                     reason="no fork server on this platform: workers are spawned")
 def test_workers_come_from_one_fork_server_with_the_callers_folder_and_environment_now(monkeypatch, tmp_path):
     monkeypatch.setenv("SRCFRAMEWORK_TEST_POOL_VALUE", "first")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
     with worker_results(_where, [1, 2, 3], workers=2) as results:
         first = list(results)
     # the fork server started with the first pool; the caller's folder and environment change after it
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SRCFRAMEWORK_TEST_POOL_VALUE", "second")
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
     with worker_results(_where, [1, 2, 3], workers=2) as results:
         second = list(results)
-    servers = {parent for parent, _, _ in first + second}
+    servers = {parent for parent, _, _, _ in first + second}
     assert len(servers) == 1 and os.getpid() not in servers  # forked from one server, not from here
-    assert {(folder, value) for _, folder, value in second} == {(str(tmp_path), "second")}
-    assert {value for _, _, value in first} == {"first"}
+    assert {(folder, value, threads) for _, folder, value, threads in second} == {(str(tmp_path), "second", 3)}
+    assert {(value, threads) for _, _, value, threads in first} == {("first", 1)}
 
 
 def test_the_allennlp_plugin_module_sets_up_workers():
