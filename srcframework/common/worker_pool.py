@@ -62,10 +62,28 @@ def _start_worker(setup: List[Callable[[], object]], initializer: Optional[Calla
         initializer(*initargs)
 
 
+SOCKET_PATH_BYTES = 107  # what an AF_UNIX socket's path holds (sun_path, less its closing NUL)
+
+
+def _fork_server_can_listen() -> bool:
+    """Whether the fork server runs or can: it listens on a socket in a folder of the temporary
+    folder (`listener-` and 8 characters), whose path must fit in a socket address; with a deeper
+    TMPDIR it could not start."""
+    from multiprocessing import forkserver, util
+
+    if getattr(forkserver._forkserver, "_forkserver_address", None) is not None:
+        return True
+    try:
+        folder = util.get_temp_dir()
+    except OSError:
+        return False
+    return len(os.fsencode(os.path.join(folder, "listener-xxxxxxxx"))) <= SOCKET_PATH_BYTES
+
+
 def _context(modules: Sequence[str]) -> multiprocessing.context.BaseContext:
-    """The fork server's context where there is one (its preloads set before it first starts),
-    else spawn's."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
+    """The fork server's context where there is one and it can listen (its preloads set before it
+    first starts), else spawn's."""
+    if "forkserver" not in multiprocessing.get_all_start_methods() or not _fork_server_can_listen():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(
@@ -103,7 +121,7 @@ def worker_results(
     is at most one task, otherwise in a pool of processes forked from a fork server (one process a
     caller, started with its first pool, that has only imported modules: a worker never inherits
     a torch or audio library state that ran, nor a thread, and starts without importing again;
-    `spawn` where there is no fork server). A worker gets the caller's environment and folder as
+    `spawn` where there is no fork server, or a TMPDIR too deep for its socket). A worker gets the caller's environment and folder as
     they are when the pool starts, and torch in it the OMP_NUM_THREADS of that environment; what
     else a module the server imported read from the environment when it was imported (a cache
     folder) is as it was at the first pool. The pool is terminated on leaving, also when

@@ -159,12 +159,16 @@ def test_workers_end_when_their_parent_is_killed(tmp_path):
 
     from tests.conftest import ROOT
 
-    pids, scratch = tmp_path / "pids", tmp_path / "tmp"
+    import shutil
+    import tempfile
+
+    pids = tmp_path / "pids"
     pids.mkdir()
-    scratch.mkdir()
-    # the killed parent cannot remove the fork server's socket folder: it is left in `scratch`
+    # the killed parent cannot remove the fork server's socket folder: it is left in `scratch`, short
+    # enough a path for the socket (a TMPDIR under pytest's folders would be too deep: spawned workers)
+    scratch = tempfile.mkdtemp(prefix="pool-")
     parent = subprocess.Popen([sys.executable, "-c", PARENT, str(pids)], cwd=ROOT,
-                              env=dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=str(scratch)))
+                              env=dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=scratch))
     try:
         for _ in range(3000):  # until both workers have started (a bound, so a broken pool cannot hang the suite)
             if len(os.listdir(pids)) == 2 or parent.poll() is not None:
@@ -185,4 +189,33 @@ def test_workers_end_when_their_parent_is_killed(tmp_path):
     left = [pid for pid in processes if running(pid)]
     for pid in left:  # leave nothing behind, whatever the result
         os.kill(pid, signal.SIGKILL)
+    shutil.rmtree(scratch, ignore_errors=True)
     assert left == []
+    assert started_by  # from a fork server, not from the parent
+
+
+DEEP_TMPDIR = """
+import os, sys
+from srcframework.common.worker_pool import worker_results
+from tests.common.worker_pool_test import _where
+with worker_results(_where, [1, 2], workers=2) as results:
+    parents = {parent for parent, _, _, _ in results}
+print("spawned" if parents == {os.getpid()} else "forked", len(parents))
+"""
+
+
+@pytest.mark.slow
+def test_a_tmpdir_too_deep_for_the_fork_servers_socket_gives_spawned_workers(tmp_path):
+    import subprocess
+    import sys
+
+    from srcframework.common.worker_pool import SOCKET_PATH_BYTES
+    from tests.conftest import ROOT
+
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    assert len(str(deep)) > SOCKET_PATH_BYTES
+    out = subprocess.run([sys.executable, "-c", DEEP_TMPDIR], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=str(deep)))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["spawned", "1"]
