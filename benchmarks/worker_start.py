@@ -28,6 +28,10 @@ def _pid(_task):
     return os.getpid()
 
 
+def _parent(_task):
+    return os.getppid()
+
+
 def _server_cpu() -> float:
     """CPU seconds of the fork server and of the workers it has reaped (0 if none runs)."""
     from multiprocessing import forkserver
@@ -60,15 +64,25 @@ def child(method: str, workers: int, pools: int) -> dict:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) + (_server_cpu() - server_before)
         rows.append({"seconds": seconds, "cpu_seconds": cpu, "workers": len(set(pids))})
-    return {"method": method, "pools": rows}
+    # where the workers came from: this process (spawned) or the fork server (a TMPDIR too deep for
+    # its socket gives spawned workers, and this comparison would be spawn against spawn)
+    with worker_pool.worker_results(_parent, list(range(workers)), workers=workers) as results:
+        forked = os.getpid() not in set(results)
+    return {"method": method, "pools": rows, "forked": forked}
 
 
 def run(method: str, workers: int, pools: int) -> dict:
     out = subprocess.run(
         [sys.executable, __file__, "--child", method, "--workers", str(workers), "--pools", str(pools)],
-        cwd=ROOT, env=dict(os.environ, OMP_NUM_THREADS="1"), capture_output=True, text=True, check=True,
+        cwd=ROOT, env=dict(os.environ, OMP_NUM_THREADS="1"), capture_output=True, text=True,
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    if out.returncode != 0:
+        sys.exit(f"the {method} run failed:\n{out.stderr[-3000:]}")
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    if result["forked"] != (method == "forkserver"):
+        sys.exit(f"the {method} run's workers were {'forked' if result['forked'] else 'spawned'} "
+                 "(a TMPDIR too deep for the fork server's socket?): no comparison")
+    return result
 
 
 def main() -> None:

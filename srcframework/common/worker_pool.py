@@ -13,8 +13,9 @@ from typing import Callable, Iterable, Iterator, List, Optional, Sequence
 WORKER_SETUP: List[Callable[[], object]] = []
 
 # what the fork server imports once, when this process's first pool starts (those of them this
-# process has imported, so none can fail there), beside the modules of the pool's functions: every
-# worker is forked from it with these imported, instead of importing them itself (about 5 s each)
+# process has imported), beside the modules of the pool's functions: every worker is forked from it
+# with these imported, instead of importing them itself (about 5 s each). One the server cannot
+# import (ImportError) is imported by each worker; one that raises anything else ends the server
 PRELOAD = ("torch", "allennlp.common", "allennlp.data", "allennlp.modules", "allennlp.nn", "allennlp.models")
 
 
@@ -94,10 +95,11 @@ def _context(modules: Sequence[str]) -> multiprocessing.context.BaseContext:
 
 @contextlib.contextmanager
 def _sigint_ignored_by_new_processes():
-    """Ctrl-C ignored while the workers are started: an ignored signal stays ignored in a process
+    """Ctrl-C ignored while new processes start: an ignored signal stays ignored in a process
     started then (the fork server, started with the first pool, hands it on to every worker it
     forks), so a worker that is still starting when Ctrl-C comes (before `_start_worker`) prints no
-    traceback either. The parent's own handler is back as soon as they are started."""
+    traceback either. The parent's own handler is back as soon as they are started (the fork
+    server: launched, before it has imported anything)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -120,13 +122,15 @@ def worker_results(
     """Yields the results of `function` over `tasks`: in this process when `workers` is 1 or there
     is at most one task, otherwise in a pool of processes forked from a fork server (one process a
     caller, started with its first pool, that has only imported modules: a worker never inherits
-    a torch or audio library state that ran, nor a thread, and starts without importing again;
+    a torch or audio library state that ran, nor a thread of torch's, and starts without importing again;
     `spawn` where there is no fork server, or a TMPDIR too deep for its socket). A worker gets the caller's environment and folder as
     they are when the pool starts, and torch in it the OMP_NUM_THREADS of that environment; what
     else a module the server imported read from the environment when it was imported (a cache
     folder) is as it was at the first pool. The pool is terminated on leaving, also when
     the caller stops early or fails, and its workers end with this process however it ends (kill -9
-    included: `end_with_caller`). Results come in completion order unless `ordered`.
+    included: `end_with_caller`). Results come in completion order unless `ordered`. A worker or
+    the fork server killed while the pool runs loses its tasks and the pool waits for them; with the
+    fork server killed, only a kill of the caller ends it.
 
     # Parameters
 
@@ -143,14 +147,23 @@ def worker_results(
     pool = None
     try:
         if workers > 1 and len(tasks) > 1:
+            setup = list(WORKER_SETUP)
+            context = _context([f.__module__ for f in (*setup, function, initializer) if f is not None])
+            arguments = (min(workers, len(tasks)), _start_worker, (setup, initializer, initargs, dict(os.environ)))
+            server = context.get_start_method() == "forkserver"
             with _sigint_ignored_by_new_processes():
-                setup = list(WORKER_SETUP)
-                modules = [f.__module__ for f in (*setup, function, initializer) if f is not None]
-                pool = _context(modules).Pool(
-                    min(workers, len(tasks)), _start_worker,
-                    (setup, initializer, initargs, dict(os.environ)),
-                )
-            yield pool.imap(function, tasks) if ordered else pool.imap_unordered(function, tasks)
+                if server:
+                    # the server starts with Ctrl-C ignored and every worker it forks inherits that;
+                    # the caller waits for its imports (seconds, the first time) with its own handler
+                    from multiprocessing import forkserver
+
+                    forkserver.ensure_running()
+                else:
+                    pool = context.Pool(*arguments)
+            if pool is None:
+                pool = context.Pool(*arguments)
+            results = pool.imap(function, tasks) if ordered else pool.imap_unordered(function, tasks)
+            yield results
         else:
             if initializer is not None and tasks:
                 initializer(*initargs)

@@ -364,8 +364,7 @@ def run_recipe(recipe: Recipe, names: List[str], runs: str = "runs", overrides: 
         state = states.state(step)
         if state.status == FINISHED:
             say(f"skip {step.name}: {state.line()[len('skipped: '):]}")
-            stamp = states.stamp(step)
-            if stamp is None or stamp["fingerprint"] != state.fingerprint:  # found made, or its needs stamped after it
+            if states.stamp(step) is None:
                 stamp_step(states, step)
         else:
             say(f"{step.name}: {state.line()}")

@@ -123,13 +123,19 @@ def _newest_output(step: Step) -> float:
     """The latest modification time of what `step` made (a training's metrics.json; the files of
     another step's outputs, those in its output folders included)."""
     paths = [os.path.join(step.folder, METRICS_NAME)] if step.is_training else list(step.outputs)
+    def changed(path: str) -> float:
+        try:
+            return os.path.getmtime(path)
+        except FileNotFoundError:  # removed while this looked
+            return 0.0
+
     newest = 0.0
     for path in paths:
         if os.path.isdir(path):
             for folder, _, names in os.walk(path):
-                newest = max([newest, os.path.getmtime(folder), *(os.path.getmtime(os.path.join(folder, n)) for n in names)])
+                newest = max([newest, changed(folder), *(changed(os.path.join(folder, name)) for name in names)])
         elif os.path.exists(path):
-            newest = max(newest, os.path.getmtime(path))
+            newest = max(newest, changed(path))
     return newest
 
 
@@ -162,6 +168,7 @@ class StepStates:
         self.overrides = overrides
         self.releases = releases  # a training not started is put back from its card's released archive
         self._fingerprints: Dict[str, str] = {}
+        self._made: Dict[str, str] = {}
         self._configs: Dict[str, dict] = {}
 
     def stamp(self, step: Step) -> Optional[dict]:
@@ -176,23 +183,26 @@ class StepStates:
         """What `step` made, as the fingerprints of the steps that need it see it: its stamp's; for a
         step found finished without a stamp (made before the runner), what its stamp will say once
         the runner writes it, so that writing it makes no step after it stale; else `NOT_MADE`."""
-        stamp = self.stamp(step)
-        if stamp is not None:
-            return made_fingerprint(stamp)
-        state = self.state(step)
-        if state.status != FINISHED:
-            return NOT_MADE
-        return made_fingerprint({"fingerprint": state.fingerprint, "outputs": output_fingerprints(step)})
+        if step.name not in self._made:
+            stamp = self.stamp(step)
+            if stamp is not None:
+                made = made_fingerprint(stamp)
+            else:
+                state = self.state(step)
+                made = NOT_MADE if state.status != FINISHED else made_fingerprint(
+                    {"fingerprint": state.fingerprint, "outputs": output_fingerprints(step)})
+            self._made[step.name] = made
+        return self._made[step.name]
 
     def needs_made(self, step: Step) -> Dict[str, str]:
         return {need: self.made(self.recipe.step(need)) for need in step.needs}
 
     def fingerprint(self, step: Step) -> str:
         if step.name not in self._fingerprints:
-            self._fingerprints[step.name] = self._fingerprint_with(step, self.needs_made(step))
+            self._fingerprints[step.name] = self.fingerprint_with(step, self.needs_made(step))
         return self._fingerprints[step.name]
 
-    def _fingerprint_with(self, step: Step, needs: Dict[str, str]) -> str:
+    def fingerprint_with(self, step: Step, needs: Dict[str, str]) -> str:
         if step.is_training:
             payload: dict = {"config": self.config(step)}
         else:
@@ -208,7 +218,8 @@ class StepStates:
         """Whether the stamp holds what `step` is now but for needs it recorded as `NOT_MADE` that
         were there, finished without a stamp, when it ran: stamps written before `made` recorded such
         a need so, and the runner stamped the need later. Each such need's outputs must be older than
-        this stamp (not made again since)."""
+        this stamp (not made again since). The stamp is kept as it is (the steps after it recorded
+        what it made)."""
         recorded = stamp.get("needs", {})
         found = [need for need in step.needs if recorded.get(need) == NOT_MADE]
         if not found or any(self.made(self.recipe.step(need)) == NOT_MADE for need in found):
@@ -217,11 +228,12 @@ class StepStates:
         if any(_newest_output(self.recipe.step(need)) > stamped_at for need in found):
             return False
         needs = {need: (NOT_MADE if need in found else made) for need, made in self.needs_made(step).items()}
-        return self._fingerprint_with(step, needs) == stamp["fingerprint"]
+        return self.fingerprint_with(step, needs) == stamp["fingerprint"]
 
     def forget(self, step: Step) -> None:
         """Work the fingerprints out anew (`step` ran, so its own and those after it change)."""
         self._fingerprints.clear()
+        self._made.clear()
 
     def state(self, step: Step) -> StepState:
         fingerprint = self.fingerprint(step)
@@ -320,10 +332,11 @@ def stamp_step(states: StepStates, step: Step) -> dict:
     from srcframework.common.files import write_json_atomic
 
     states.forget(step)
+    needs = states.needs_made(step)
     stamp = {
         "step": step.name,
-        "fingerprint": states.fingerprint(step),
-        "needs": states.needs_made(step),
+        "fingerprint": states.fingerprint_with(step, needs),
+        "needs": needs,
         "outputs": output_fingerprints(step),
     }
     path = stamp_path(states.recipe, states.runs, step)

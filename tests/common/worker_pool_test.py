@@ -219,3 +219,43 @@ def test_a_tmpdir_too_deep_for_the_fork_servers_socket_gives_spawned_workers(tmp
                          env=dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=str(deep)))
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["spawned", "1"]
+
+
+def _sleep_then_pid(seconds):
+    import time
+
+    time.sleep(seconds)
+    return os.getpid()
+
+
+CTRL_C_WHILE_THE_SERVER_IMPORTS = """
+import os, signal, sys, threading, time
+from srcframework.common.worker_pool import worker_results
+from tests.common.worker_pool_test import _sleep_then_pid
+threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+began = time.time()
+try:
+    with worker_results(_sleep_then_pid, [0, 0], workers=2) as results:
+        list(results)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted after", round(time.time() - began, 1))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif("forkserver" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="no fork server on this platform: workers are spawned")
+def test_ctrl_c_while_the_first_pools_server_imports_stops_the_caller_at_once():
+    import subprocess
+    import sys
+    import tempfile
+
+    from tests.conftest import ROOT
+
+    with tempfile.TemporaryDirectory(prefix="pool-") as scratch:
+        out = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_THE_SERVER_IMPORTS], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120, env=dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=scratch))
+    assert out.returncode == 0, out.stderr[-2000:]
+    words = out.stdout.split()
+    assert words[:2] == ["interrupted", "after"] and float(words[2]) < 2.5, out.stdout  # the server's imports take ~5 s

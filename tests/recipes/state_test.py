@@ -145,7 +145,7 @@ def test_a_stamp_that_recorded_a_need_as_not_made_stays_finished_until_the_need_
     states = StepStates(recipe, runs)
     step = recipe.step("b")
     # what a stamp said of a need that lay there finished without one, before `StepStates.made`
-    old = {"step": "b", "fingerprint": states._fingerprint_with(step, {"a": NOT_MADE}), "needs": {"a": NOT_MADE},
+    old = {"step": "b", "fingerprint": states.fingerprint_with(step, {"a": NOT_MADE}), "needs": {"a": NOT_MADE},
            "outputs": output_fingerprints(step)}
     path = stamp_path(recipe, runs, step)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -161,3 +161,35 @@ def test_a_stamp_that_recorded_a_need_as_not_made_stays_finished_until_the_need_
     stamp_step(StepStates(recipe, runs), step)  # the runner stamps it anew: the need's value now
     assert StepStates(recipe, runs).stamp(step)["needs"]["a"] != NOT_MADE
     assert StepStates(recipe, runs).state(step).why == ""
+
+
+def test_a_chain_after_an_old_stamp_stays_finished_and_the_run_keeps_the_stamps(tmp_path, capsys):
+    import os
+
+    from srcframework.recipes.runner import run_recipe
+    from srcframework.recipes.state import NOT_MADE, made_fingerprint, output_fingerprints
+
+    recipe, runs = recipe_of(tmp_path, TWO_STEPS.replace("} }", "") + """
+    c: { needs: ['b'], command: ['make-c'], outputs: [runs + '/c.txt'] },
+} }""")
+    (tmp_path / "runs").mkdir()
+    for name in "abc":
+        (tmp_path / "runs" / f"{name}.txt").write_text(name)
+    states = StepStates(recipe, runs)
+    b, c = recipe.step("b"), recipe.step("c")
+    old = {"step": "b", "fingerprint": states.fingerprint_with(b, {"a": NOT_MADE}), "needs": {"a": NOT_MADE},
+           "outputs": output_fingerprints(b)}  # `a` lay there without a stamp when `b` ran
+    path = stamp_path(recipe, runs, b)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as handle:
+        json.dump(old, handle)
+    needs = {"b": made_fingerprint(old)}
+    with open(stamp_path(recipe, runs, c), "w") as handle:
+        json.dump({"step": "c", "fingerprint": states.fingerprint_with(c, needs), "needs": needs,
+                   "outputs": output_fingerprints(c)}, handle)
+    os.utime(tmp_path / "runs" / "a.txt", (os.path.getmtime(path) - 60,) * 2)
+    run_recipe(recipe, ["a", "b", "c"], runs=runs)  # every step finished: it runs none, stamps `a`, keeps the others
+    said = capsys.readouterr().out
+    assert "skip b: finished" in said and "skip c: finished" in said and "make-" not in said
+    assert json.load(open(path)) == old
+    assert [StepStates(recipe, runs).state(recipe.step(n)).status for n in "abc"] == [FINISHED] * 3
