@@ -72,10 +72,12 @@ def plan(recipe: Recipe, names: List[str], states: StepStates, until: Optional[s
     planned: Dict[str, Planned] = {}
     for name in picked:
         step = recipe.step(name)
-        if _put_back(states, step):
+        if put_back_from_release(states, step):
             planned[name] = Planned(states.state(step))
             continue
         for need in step.needs:
+            if _stands_alone(states, step) and _absent(states, recipe.step(need)):  # never here, and not read
+                continue
             if need not in picked and states.state(recipe.step(need)).status not in (FINISHED, STALE):
                 raise InputError(f"recipe {recipe.name}: {name} needs {need}, which has not finished; run "
                                  f"`allennlp recipe run {recipe.name} {need}` first (or name both)")
@@ -84,7 +86,7 @@ def plan(recipe: Recipe, names: List[str], states: StepStates, until: Optional[s
     return list(planned.values())
 
 
-def _put_back(states: StepStates, step: Step) -> bool:
+def put_back_from_release(states: StepStates, step: Step) -> bool:
     """Whether a training comes from its card's released archive rather than from training: the run
     puts it back, or has put it back."""
     if not step.is_training:
@@ -95,10 +97,35 @@ def _put_back(states: StepStates, step: Step) -> bool:
     return status == TO_RUN and states.release(step)[0] is not None
 
 
+def _stands_alone(states: StepStates, step: Step) -> bool:
+    """Whether a training reads none of its needs again: found finished, or to be put back finished
+    from its snapshot (a second stage that finished on another machine)."""
+    if not step.is_training:
+        return False
+    state = states.state(step)
+    if state.status == FINISHED:
+        return True
+    from srcframework.store import snapshot
+
+    record = snapshot.find(step.folder, states.snapshots) if state.status == TO_RUN else None
+    return bool(record and record.get("kind") == "training" and record.get("finished"))
+
+
+def _absent(states: StepStates, step: Step) -> bool:
+    """Whether a training has nothing here to go on from: not started, with no snapshot and no
+    released archive."""
+    if not step.is_training or states.state(step).status != TO_RUN or states.release(step)[0] is not None:
+        return False
+    from srcframework.store import snapshot
+
+    return snapshot.find(step.folder, states.snapshots) is None
+
+
 def not_needed(recipe: Recipe, picked: List[str], states: StepStates, wanted=frozenset()) -> Dict[str, str]:
     """The trainings of `picked` that no step needs but through trainings put back
-    from their released archives (a first stage whose second stage is released): name -> the
-    training put back that needs it. The steps `wanted` (named) and those nothing picked needs are
+    from their released archives (a first stage whose second stage is released), or through
+    finished trainings (found here, or in a finished snapshot) when they themselves are absent
+    (not started, no snapshot, no release): name -> the training that needs it. The steps `wanted` (named) and those nothing picked needs are
     where the needs are followed from; steps other than trainings are always kept, as a training
     after a released one may read their outputs."""
     chosen = set(picked)
@@ -110,8 +137,13 @@ def not_needed(recipe: Recipe, picked: List[str], states: StepStates, wanted=fro
         if name in reached:
             continue
         reached.add(name)
-        if not _put_back(states, recipe.step(name)):
-            waiting.extend(need for need in recipe.step(name).needs if need in chosen)
+        step = recipe.step(name)
+        if put_back_from_release(states, step):
+            continue
+        needs = [need for need in step.needs if need in chosen]
+        if _stands_alone(states, step):  # a first stage that was never here is not trained for it
+            needs = [need for need in needs if not _absent(states, recipe.step(need))]
+        waiting.extend(needs)
     # a step other than a training is kept, and so is all it needs
     kept = [name for name in picked if name not in reached and not recipe.step(name).is_training]
     reached |= set(kept) | (recipe.needs_of(kept) & chosen)

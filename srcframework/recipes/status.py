@@ -4,30 +4,33 @@ work is under way (`under_way`), which `allennlp recipe snapshot` saves
 (`srcframework.store.quota`). This module only reports: it writes nothing."""
 import glob
 import os
-from typing import List
+from typing import List, Optional
 
 from srcframework.common.training_runs import epochs_done, finished
 from srcframework.recipes.recipe import Recipe
 from srcframework.recipes.state import RESUME, STALE, StepStates, running_note
 
 
-def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "", train_released: bool = False) -> List[str]:
+def status_lines(recipe: Recipe, runs: str = "runs", overrides: str = "", train_released: bool = False,
+                 snapshots: Optional[str] = None) -> List[str]:
     """One line a step (`NAME  STATUS  why`), the learning curve of each training under way and
     where each card the recipe installs stands; judged as `allennlp recipe run` with `overrides`
     and `train_released` judges them."""
     from srcframework.pretrained import archive_status, installed_path, model_card
     from srcframework.reports.training_curve import default_metrics, markdown_table, read_training_curve
 
-    from srcframework.recipes.runner import not_needed
+    from srcframework.recipes.runner import not_needed, put_back_from_release
 
-    states = StepStates(recipe, runs, overrides, releases=not train_released)
+    states = StepStates(recipe, runs, overrides, releases=not train_released, snapshots=snapshots)
     width = max((len(step.name) for step in recipe.steps), default=0)
     lines = [f"recipe {recipe.name}: {recipe.description}".rstrip(": ")]
     skipped = not_needed(recipe, recipe.select([]), states)
     for step in recipe.steps:
         if step.name in skipped:
-            lines.append(f"  {step.name:<{width}}  not needed: {skipped[step.name]}, after it, is put back from its "
-                         "released archive")
+            user = recipe.step(skipped[step.name])
+            how = ("is put back from its released archive" if put_back_from_release(states, user)
+                   else "has finished and reads it no more (it was never here)")
+            lines.append(f"  {step.name:<{width}}  not needed: {user.name}, after it, {how}")
             continue
         state = states.state(step)
         note = running_note(recipe, runs, step) or ("  (optional: runs when named)" if step.optional else "")

@@ -196,3 +196,49 @@ def test_outputs_of_other_steps_inside_a_training_folder_outlive_its_putting_bac
     out = capsys.readouterr().out
     assert made.read_text() == "made" and not kept.parent.exists()
     assert "skip set" in out and "skip first" in out
+
+
+def test_a_first_stage_never_here_is_not_trained_for_a_second_stage_in_a_finished_snapshot(tmp_path, tiny_archive,
+                                                                                           capsys):
+    """A study's second stage that finished on another machine comes back from its snapshot alone:
+    its first stage, neither here nor in a snapshot, is not trained again for it."""
+    from srcframework.recipes.recipe import load_recipe
+    from srcframework.recipes.runner import plan, run_recipe
+    from srcframework.recipes.state import StepStates
+    from srcframework.recipes.status import status_lines
+    from srcframework.store import snapshot
+
+    folder = tmp_path / "stages"
+    folder.mkdir()
+    (folder / "recipe.jsonnet").write_text("""function(runs='runs') {
+  description: 'two stages',
+  trainings: {
+    one: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/one' },
+    two: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/two', depends_on: ['one'] },
+  },
+}""")
+    runs, snapshots = tmp_path / "runs", str(tmp_path / "snapshots")
+    shutil.copytree(tiny_archive.parent, runs / "two")
+    snapshot.save(str(runs / "two"), folder=snapshots)
+    shutil.rmtree(runs / "two")
+    recipe = load_recipe(str(folder), runs=str(runs))
+
+    def names(steps, where=snapshots):
+        return [item.state.step.name for item in plan(recipe, steps, StepStates(recipe, str(runs), snapshots=where))]
+
+    assert names([]) == ["two"] and names(["two"]) == ["two"]
+    assert names(["one", "two"]) == ["one", "two"]  # named, it runs
+    assert names([], where=str(tmp_path / "none")) == ["one", "two"]  # without the snapshot both train
+    assert "  one  not needed: two, after it, has finished and reads it no more (it was never here)" in status_lines(
+        recipe, str(runs), snapshots=snapshots)
+    with training_state_kept():  # an AllenNLP training in this process sets up logging for good
+        run_recipe(recipe, [], str(runs), snapshots=snapshots)
+    out = capsys.readouterr().out
+    assert "two: finished, put back from its snapshot" in out and "train " not in out
+    assert not (runs / "one").exists()
+    # found finished here now, it still needs no first stage, and stays finished
+    assert names([], where=str(tmp_path / "none")) == ["two"]
+    assert StepStates(recipe, str(runs)).state(recipe.step("two")).status == "finished"
+    # a first stage that is here is judged as before
+    shutil.copytree(tiny_archive.parent, runs / "one")
+    assert names([], where=str(tmp_path / "none")) == ["one", "two"]
