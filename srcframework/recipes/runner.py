@@ -60,11 +60,13 @@ def selected(recipe: Recipe, names: List[str], until: Optional[str] = None) -> L
 
 def plan(recipe: Recipe, names: List[str], states: StepStates, until: Optional[str] = None) -> List[Planned]:
     """What `run_recipe` does with each step it picks, in order, leaving out the trainings that only
-    trainings put back from their released archives need (`not_needed`); a need that is not picked
+    trainings put back from their released archives need, and those never here that only finished
+    trainings need (`not_needed`), unless named (a group's steps are not named one by one); a need that is not picked
     and not finished is an `InputError` that says which step to run first (none for a training put
     back from its release, which reads no other step)."""
     picked = selected(recipe, names, until)
-    wanted = set(recipe.select(names)) if names else set()
+    named = [name for name in names if name not in recipe.groups]  # a group runs what its steps need, no more
+    wanted = set(recipe.select(named)) if named else set()
     if until:
         wanted |= set(recipe.select([until]))
     skipped = not_needed(recipe, picked, states, wanted)

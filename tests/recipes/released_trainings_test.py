@@ -216,6 +216,7 @@ def test_a_first_stage_never_here_is_not_trained_for_a_second_stage_in_a_finishe
     one: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/one' },
     two: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/two', depends_on: ['one'] },
   },
+  groups: { both: ['one', 'two'] },
 }""")
     runs, snapshots = tmp_path / "runs", str(tmp_path / "snapshots")
     shutil.copytree(tiny_archive.parent, runs / "two")
@@ -228,6 +229,7 @@ def test_a_first_stage_never_here_is_not_trained_for_a_second_stage_in_a_finishe
 
     assert names([]) == ["two"] and names(["two"]) == ["two"]
     assert names(["one", "two"]) == ["one", "two"]  # named, it runs
+    assert names(["both"]) == ["two"]  # a group names no step of its own
     assert names([], where=str(tmp_path / "none")) == ["one", "two"]  # without the snapshot both train
     assert "  one  not needed: two, after it, has finished and reads it no more (it was never here)" in status_lines(
         recipe, str(runs), snapshots=snapshots)
