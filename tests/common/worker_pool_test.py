@@ -230,16 +230,26 @@ def _sleep_then_pid(seconds):
 
 CTRL_C_WHILE_THE_SERVER_IMPORTS = """
 import os, signal, sys, threading, time
+from multiprocessing import forkserver
 from srcframework.common.worker_pool import worker_results
 from tests.common.worker_pool_test import _sleep_then_pid
-threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
-began = time.time()
+sent = []
+
+def ctrl_c_once_the_server_is_launched():
+    # not before: Ctrl-C is ignored for the moment the server is launched (it must start ignoring it)
+    while getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
+        time.sleep(0.01)
+    time.sleep(0.5)
+    sent.append(time.time())
+    os.kill(os.getpid(), signal.SIGINT)
+
+threading.Thread(target=ctrl_c_once_the_server_is_launched, daemon=True).start()
 try:
     with worker_results(_sleep_then_pid, [0, 0], workers=2) as results:
         list(results)
     print("not interrupted")
 except KeyboardInterrupt:
-    print("interrupted after", round(time.time() - began, 1))
+    print("interrupted after", round(time.time() - sent[0], 1))
 """
 
 
