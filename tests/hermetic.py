@@ -4,7 +4,8 @@ The test suite never touches the user's files.
 `isolate()` runs when `tests/conftest.py` is imported, before AllenNLP is (AllenNLP fixes its cache
 folder and its global plugins file, `~/.allennlp/plugins`, from `HOME` when it is imported): it
 points `HOME`, `XDG_CACHE_HOME`, `XDG_CONFIG_HOME`, `ALLENNLP_CACHE_ROOT` and
-`SRCFRAMEWORK_MODELS` into a temporary home made for the session, and writes that home's AllenNLP
+`SRCFRAMEWORK_MODELS` into a temporary home made for the session (and sets `HF_HUB_OFFLINE`, so
+a model name that is no folder is not looked up on the hub), and writes that home's AllenNLP
 plugins file as `make install` writes the user's (`srcframework.allennlp_plugin`), so an
 `allennlp` process started by a test finds the plugin in any folder. The processes tests start
 inherit the environment. Under pytest-xdist the controller makes the home and its workers, which
@@ -60,6 +61,9 @@ def isolate() -> Path:
         # a released archive fetched by name goes to the loopback, where nothing listens on port 9
         # (the discard port): refused at once, never the release host; tests that fetch start a server
         "SRCFRAMEWORK_MODELS_URL": "http://127.0.0.1:9/",
+        # a model name that is no folder is not looked up on the hub: with no network, each lookup
+        # waited some 20 s of retries before its error
+        "HF_HUB_OFFLINE": "1",
     })
     return home
 

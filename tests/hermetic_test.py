@@ -83,6 +83,17 @@ def test_every_test_sees_a_temporary_home_and_a_models_folder_of_its_own():
     assert list(models.iterdir()) == []
 
 
+def test_a_model_name_that_is_no_folder_is_not_looked_up_on_the_hub(tmp_path):
+    import huggingface_hub.constants
+    from allennlp.common.checks import ConfigurationError
+
+    from srcframework.modules.field_encoders.checkpoints import pretrained_config
+
+    assert os.environ["HF_HUB_OFFLINE"] == "1" and huggingface_hub.constants.HF_HUB_OFFLINE
+    with pytest.raises(ConfigurationError, match="neither a folder holding a config.json nor a hub model available offline"):
+        pretrained_config("no_such_encoder", "speecht5")
+
+
 @pytest.mark.slow
 def test_a_process_a_test_starts_finds_the_plugin_in_any_folder(tmp_path):
     from tests.conftest import allennlp_process
