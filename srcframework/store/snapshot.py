@@ -545,9 +545,17 @@ def remove(source: str, folder: Optional[str] = None) -> Optional[str]:
 def describe(record: Dict) -> str:
     """One line: what the snapshot holds."""
     if record["kind"] == "training":
-        metrics = ", ".join(f"{key} {value:.4g}" for key, value in sorted(record.get("metrics", {}).items())
-                            if isinstance(value, (int, float)) and key.startswith("validation_"))
-        what = f"epoch {record['epoch']}" + (f" ({metrics})" if metrics else "")
+        found = record.get("metrics", {})
+        # a finished training travels as its archive: the declared epoch's weights and figures
+        prefix = "best_validation_" if record.get("finished") else "validation_"
+        metrics = ", ".join(f"{key[len(prefix):]} {value:.4g}" for key, value in sorted(found.items())
+                            if isinstance(value, (int, float)) and key.startswith(prefix))
+        if record.get("finished"):
+            declared = found.get("declared_epoch", found.get("best_epoch", -1) + 1 if "best_epoch" in found else None)
+            what = f"finished after {record['epoch']} epochs" + (f", epoch {declared} declared" if declared else "")
+        else:
+            what = f"epoch {record['epoch']}"
+        what += f" (validation {metrics})" if metrics else ""
     else:
         what = f"{record.get('journal_lines', 0)} journal lines"
     half = ", float16" if record.get("float16") else ""

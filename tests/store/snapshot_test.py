@@ -167,6 +167,11 @@ def test_a_finished_training_travels_as_its_archive(straight, tmp_path):
     record = snapshot.save(str(straight), folder=str(tmp_path / "s"))
     assert record["finished"] and record["epoch"] == 3 and GLOVE in record["left_out"]["best.th"]
     assert "training_state_e3_b0.th" not in record["files"] and "metrics.json" in record["files"]
+    # described by what its archive holds: the declared epoch and that epoch's figures, not the last one's
+    metrics = json.loads((straight / "metrics.json").read_text())
+    line = snapshot.describe(record)
+    assert f"finished after 3 epochs, epoch {metrics['best_epoch'] + 1} declared (validation " in line
+    assert f"f1 {metrics['best_validation_f1']:.4g}" in line
     target = tmp_path / "back"
     assert snapshot.restore(str(straight), folder=str(tmp_path / "s"), target=str(target))["restored"]
     assert (target / "metrics.json").read_bytes() == (straight / "metrics.json").read_bytes()
