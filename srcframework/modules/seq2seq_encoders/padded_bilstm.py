@@ -11,25 +11,39 @@ def _reverse_index(lengths: torch.LongTensor, steps: int) -> torch.LongTensor:
     return torch.where(source >= 0, source, positions)
 
 
+def _rows(inputs: torch.Tensor, index: torch.LongTensor) -> torch.Tensor:
+    """`inputs` (batch, steps, features) with step `index[b, t]` of each row `b` at `t`: whole
+    feature vectors selected (`index_select` on the flattened batch x steps), about five times
+    faster than `gather` along the steps with an index expanded over the features, which reads an
+    index an element. A time-major tensor seen batch first (what the LSTM kernel's gradient is) is
+    read where it lies, not copied first."""
+    batch, steps, features = inputs.shape
+    offsets = torch.arange(batch, device=index.device).unsqueeze(1)
+    if not inputs.is_contiguous() and inputs.transpose(0, 1).is_contiguous():
+        flat, rows = inputs.transpose(0, 1).view(steps * batch, features), index * batch + offsets
+    else:
+        flat, rows = inputs.reshape(batch * steps, features), index + offsets * steps
+    return flat.index_select(0, rows.reshape(-1)).view(batch, steps, features)
+
+
 class _Reverse(torch.autograd.Function):
-    """The reversal is its own inverse, so its gradient is the gradient reversed: a gather again,
-    rather than the scatter-add that `gather`'s own backward runs."""
+    """The reversal is its own inverse, so its gradient is the gradient reversed: the same
+    selection again, rather than the scatter-add that a selection's own backward runs."""
 
     @staticmethod
     def forward(ctx, inputs: torch.Tensor, index: torch.LongTensor) -> torch.Tensor:
         ctx.save_for_backward(index)
-        return inputs.gather(1, index)
+        return _rows(inputs, index)
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor):
         (index,) = ctx.saved_tensors
-        return grad.gather(1, index), None
+        return _rows(grad, index), None
 
 
 def reverse_padded(inputs: torch.Tensor, lengths: torch.LongTensor) -> torch.Tensor:
     """Reverse each row's first `length` steps; padding steps stay where they are."""
-    index = _reverse_index(lengths, inputs.size(1)).unsqueeze(-1).expand_as(inputs)
-    return _Reverse.apply(inputs, index)
+    return _Reverse.apply(inputs, _reverse_index(lengths, inputs.size(1)))
 
 
 @Seq2SeqEncoder.register("padded_bilstm")

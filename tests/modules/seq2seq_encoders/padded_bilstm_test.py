@@ -10,6 +10,24 @@ def test_reverse_padded_keeps_padding_in_place():
     assert out.view(2, 4).tolist() == [[3, 2, 1, 0], [5, 4, 6, 7]]
 
 
+def test_reverse_padded_is_a_gather_along_the_steps_bit_for_bit_both_ways():
+    """Whole vectors are selected; the values and the gradient are those of `gather` on the steps."""
+    torch.manual_seed(3)
+    lengths = torch.tensor([9, 5, 1, 7])
+    positions = torch.arange(9).unsqueeze(0).expand(4, -1)
+    source = lengths.unsqueeze(1) - 1 - positions
+    index = torch.where(source >= 0, source, positions).unsqueeze(-1).expand(4, 9, 6)
+    # contiguous; time-major seen batch first (as the LSTM kernel's gradient); neither
+    for x in (torch.randn(4, 9, 6), torch.randn(9, 4, 6).transpose(0, 1), torch.randn(4, 6, 9).transpose(1, 2)):
+        x.requires_grad_(True)
+        grad = torch.randn(4, 9, 6) if x.is_contiguous() else torch.randn(9, 4, 6).transpose(0, 1)
+        ours = reverse_padded(x, lengths)
+        (ours_grad,) = torch.autograd.grad(ours, x, grad)
+        expected = x.gather(1, index)
+        (expected_grad,) = torch.autograd.grad(expected, x, grad)
+        assert torch.equal(ours, expected) and torch.equal(ours_grad, expected_grad)
+
+
 def test_matches_packed_bidirectional_lstm():
     torch.manual_seed(0)
     encoder = PaddedBiLstm(6, 5, num_layers=2)
