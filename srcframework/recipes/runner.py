@@ -78,7 +78,7 @@ def plan(recipe: Recipe, names: List[str], states: StepStates, until: Optional[s
             planned[name] = Planned(states.state(step))
             continue
         for need in step.needs:
-            if _stands_alone(states, step) and _absent(states, recipe.step(need)):  # never here, and not read
+            if _reads_no_more(states, step, recipe.step(need)):
                 continue
             if need not in picked and states.state(recipe.step(need)).status not in (FINISHED, STALE):
                 raise InputError(f"recipe {recipe.name}: {name} needs {need}, which has not finished; run "
@@ -99,28 +99,24 @@ def put_back_from_release(states: StepStates, step: Step) -> bool:
     return status == TO_RUN and states.release(step)[0] is not None
 
 
-def _stands_alone(states: StepStates, step: Step) -> bool:
-    """Whether a training reads none of its needs again: found finished, or to be put back finished
-    from its snapshot (a second stage that finished on another machine)."""
-    if not step.is_training:
-        return False
-    state = states.state(step)
-    if state.status == FINISHED:
-        return True
+def _training_snapshot(states: StepStates, step: Step) -> Optional[dict]:
+    """The record of the repository's snapshot of a training's folder, or None."""
     from srcframework.store import snapshot
 
-    record = snapshot.find(step.folder, states.snapshots) if state.status == TO_RUN else None
-    return bool(record and record.get("kind") == "training" and record.get("finished"))
+    record = snapshot.find(step.folder, states.snapshots)
+    return record if record and record.get("kind") == "training" else None
 
 
-def _absent(states: StepStates, step: Step) -> bool:
-    """Whether a training has nothing here to go on from: not started, with no snapshot and no
-    released archive."""
-    if not step.is_training or states.state(step).status != TO_RUN or states.release(step)[0] is not None:
+def _reads_no_more(states: StepStates, step: Step, need: Step) -> bool:
+    """Whether training `step` reads its need `need` no more, and so is no reason to run it: `step`
+    is found finished, or is to be put back finished from its snapshot (a second stage that finished
+    on another machine), and `need` has nothing here to go on from (not started, no snapshot, no
+    released archive)."""
+    if not (step.is_training and need.is_training) or states.state(need).status != TO_RUN:
         return False
-    from srcframework.store import snapshot
-
-    return snapshot.find(step.folder, states.snapshots) is None
+    status = states.state(step).status
+    done = status == FINISHED or (status == TO_RUN and (_training_snapshot(states, step) or {}).get("finished"))
+    return bool(done) and states.release(need)[0] is None and _training_snapshot(states, need) is None
 
 
 def not_needed(recipe: Recipe, picked: List[str], states: StepStates, wanted=frozenset()) -> Dict[str, str]:
@@ -142,10 +138,7 @@ def not_needed(recipe: Recipe, picked: List[str], states: StepStates, wanted=fro
         step = recipe.step(name)
         if put_back_from_release(states, step):
             continue
-        needs = [need for need in step.needs if need in chosen]
-        if _stands_alone(states, step):  # a first stage that was never here is not trained for it
-            needs = [need for need in needs if not _absent(states, recipe.step(need))]
-        waiting.extend(needs)
+        waiting.extend(need for need in step.needs if need in chosen and not _reads_no_more(states, step, recipe.step(need)))
     # a step other than a training is kept, and so is all it needs
     kept = [name for name in picked if name not in reached and not recipe.step(name).is_training]
     reached |= set(kept) | (recipe.needs_of(kept) & chosen)

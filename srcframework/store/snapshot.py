@@ -551,7 +551,7 @@ def describe(record: Dict) -> str:
         metrics = ", ".join(f"{key[len(prefix):]} {value:.4g}" for key, value in sorted(found.items())
                             if isinstance(value, (int, float)) and key.startswith(prefix))
         if record.get("finished"):
-            declared = found.get("declared_epoch", found.get("best_epoch", -1) + 1 if "best_epoch" in found else None)
+            declared = found.get("declared_epoch") or (found["best_epoch"] + 1 if "best_epoch" in found else None)
             what = f"finished after {record['epoch']} epochs" + (f", epoch {declared} declared" if declared else "")
         else:
             what = f"epoch {record['epoch']}"
