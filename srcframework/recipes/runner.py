@@ -110,12 +110,19 @@ def _training_snapshot(states: StepStates, step: Step) -> Optional[dict]:
 def _reads_no_more(states: StepStates, step: Step, need: Step) -> bool:
     """Whether training `step` reads its need `need` no more, and so is no reason to run it: `step`
     is found finished, or is to be put back finished from its snapshot (a second stage that finished
-    on another machine), and `need` has nothing here to go on from (not started, no snapshot, no
-    released archive)."""
+    on another machine) that does not read `need`'s folder to be put back (`snapshot.reads_folder`),
+    and `need` has nothing here to go on from (not started, no snapshot, no released archive)."""
+    from srcframework.store import snapshot
+
     if not (step.is_training and need.is_training) or states.state(need).status != TO_RUN:
         return False
     status = states.state(step).status
-    done = status == FINISHED or (status == TO_RUN and (_training_snapshot(states, step) or {}).get("finished"))
+    if status == TO_RUN:
+        record = _training_snapshot(states, step) or {}
+        # a snapshot whose left-out tensors are built from the need's files reads it to be put back
+        done = record.get("finished") and not snapshot.reads_folder(record, need.folder, states.snapshots)
+    else:
+        done = status == FINISHED
     return bool(done) and states.release(need)[0] is None and _training_snapshot(states, need) is None
 
 

@@ -47,6 +47,7 @@ import datetime
 import glob
 import hashlib
 import io
+import json
 import logging
 import os
 import re
@@ -393,6 +394,34 @@ def find(source: str, folder: Optional[str] = None) -> Optional[Dict]:
         if record.get("source") == wanted:
             return record
     return None
+
+
+def reads_folder(record: Dict, run: str, folder: Optional[str] = None) -> bool:
+    """Whether putting back the training snapshot `record` reads files of the run folder `run`: it
+    left tensors out as equal to their initialisation, and its `config.json` names a file in `run`
+    (a second stage's weights file from its first stage), so `restore` builds the model from it."""
+    if not record.get("left_out"):
+        return False
+    tarball = os.path.join(folder or paths.snapshots_dir(), record["name"] + ".tar.gz")
+    try:
+        with tarfile.open(tarball, "r:gz") as archive:
+            config = archive.extractfile("config.json").read().decode("utf-8")
+    except (OSError, KeyError, tarfile.TarError):
+        return True  # unreadable here: restore will say why; meanwhile keep what it may read
+    wanted = source_key(run).rstrip("/") + "/"
+    return any(isinstance(value, str) and source_key(value).startswith(wanted) for value in _strings(json.loads(config)))
+
+
+def _strings(value):
+    """Every string inside a parsed JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 def restore(source: str, folder: Optional[str] = None, target: Optional[str] = None) -> Optional[Dict]:

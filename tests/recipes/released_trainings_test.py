@@ -1,8 +1,10 @@
 """The recipe runner and `allennlp recipe status`/`snapshot` with a training whose card is released:
 put back from its released archive instead of trained (srcframework/store/from_release.py does
 the putting back), or from its snapshot, and judged as the run would judge it."""
+import io
 import json
 import shutil
+import tarfile
 
 import pytest
 
@@ -244,3 +246,49 @@ def test_a_first_stage_never_here_is_not_trained_for_a_second_stage_in_a_finishe
     # a first stage that is here is judged as before
     shutil.copytree(tiny_archive.parent, runs / "one")
     assert names([], where=str(tmp_path / "none")) == ["one", "two"]
+
+
+def test_a_second_stage_snapshot_built_from_its_first_stage_files_keeps_that_stage_needed(tmp_path, tiny_archive):
+    """A finished second stage's snapshot that left out the tensors its initialisation reads from
+    its first stage's weights file needs that file to be put back: the first stage is not left
+    out for it, as it would be for a snapshot that holds every tensor."""
+    from srcframework.recipes.recipe import load_recipe
+    from srcframework.recipes.runner import plan
+    from srcframework.recipes.state import StepStates
+    from srcframework.recipes.status import status_lines
+    from srcframework.store import snapshot
+
+    folder = tmp_path / "stages"
+    folder.mkdir()
+    (folder / "recipe.jsonnet").write_text("""function(runs='runs') {
+  description: 'two stages',
+  trainings: {
+    one: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/one' },
+    two: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/two', depends_on: ['one'] },
+  },
+}""")
+    runs, snapshots = tmp_path / "runs", str(tmp_path / "snapshots")
+    shutil.copytree(tiny_archive.parent, runs / "one")
+    shutil.copytree(tiny_archive.parent, runs / "two")
+    config = json.loads((runs / "two" / "config.json").read_text())
+    config["model"]["initializer"] = {"regexes": [[".*", {"type": "pretrained",
+                                                          "weights_file_path": str(runs / "one" / "best.th")}]]}
+    (runs / "two" / "config.json").write_text(json.dumps(config))
+    with tarfile.open(runs / "two" / "model.tar.gz", "r:gz") as archive:  # its archive's config says so too
+        members = {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
+    members["config.json"] = json.dumps(config).encode()
+    with tarfile.open(runs / "two" / "model.tar.gz", "w:gz") as archive:
+        for name, payload in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(payload)
+            archive.addfile(info, io.BytesIO(payload))
+    record = snapshot.save(str(runs / "two"), folder=snapshots)
+    assert record["left_out"]  # its weights are the first stage's: every tensor is left out
+    assert snapshot.reads_folder(record, str(runs / "one"), snapshots)
+    assert not snapshot.reads_folder(record, str(runs / "other"), snapshots)
+    shutil.rmtree(runs / "two")
+    shutil.rmtree(runs / "one")
+    recipe = load_recipe(str(folder), runs=str(runs))
+    states = StepStates(recipe, str(runs), snapshots=snapshots)
+    assert [item.state.step.name for item in plan(recipe, [], states)] == ["one", "two"]
+    assert not any("not needed" in line for line in status_lines(recipe, str(runs), snapshots=snapshots))
