@@ -233,23 +233,26 @@ import os, signal, sys, threading, time
 from multiprocessing import forkserver
 from srcframework.common.worker_pool import worker_results
 from tests.common.worker_pool_test import _sleep_then_pid
+assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "started with Ctrl-C ignored"
 sent = []
 
 def ctrl_c_once_the_server_is_launched():
-    # not before: Ctrl-C is ignored for the moment the server is launched (it must start ignoring it)
-    while getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
+    # not before: Ctrl-C is ignored for the moment the server is launched (it must start ignoring
+    # it), until the caller's own handler is back
+    while (getattr(forkserver._forkserver, "_forkserver_pid", None) is None
+           or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
         time.sleep(0.01)
     time.sleep(0.5)
-    sent.append(time.time())
+    sent.append((time.time(), signal.getsignal(signal.SIGINT)))
     os.kill(os.getpid(), signal.SIGINT)
 
 threading.Thread(target=ctrl_c_once_the_server_is_launched, daemon=True).start()
 try:
     with worker_results(_sleep_then_pid, [0, 0], workers=2) as results:
         list(results)
-    print("not interrupted")
+    print("not interrupted; Ctrl-C sent:", sent)
 except KeyboardInterrupt:
-    print("interrupted after", round(time.time() - sent[0], 1))
+    print("interrupted after", round(time.time() - sent[0][0], 1))
 """
 
 
@@ -258,14 +261,17 @@ except KeyboardInterrupt:
                     reason="no fork server on this platform: workers are spawned")
 def test_ctrl_c_while_the_first_pools_server_imports_stops_the_caller_at_once():
     import subprocess
+    import signal
     import sys
     import tempfile
 
     from tests.conftest import ROOT
 
     with tempfile.TemporaryDirectory(prefix="pool-") as scratch:
+        # started as from a terminal, with Ctrl-C's default action whatever the test process has
         out = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_THE_SERVER_IMPORTS], cwd=ROOT, capture_output=True,
-                             text=True, timeout=120, env=dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=scratch))
+                             text=True, timeout=120, env=dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=scratch),
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert out.returncode == 0, out.stderr[-2000:]
     words = out.stdout.split()
     assert words[:2] == ["interrupted", "after"] and float(words[2]) < 2.5, out.stdout  # the server's imports take ~5 s
