@@ -188,7 +188,16 @@ def run_one(which: str, batch_size: int, count: int, warmup: int, squad: str = D
         "peak_rss_mb": peak / 1024,
         "train_peak_over_setup_mb": (peak - rss_before) / 1024,
         "threads": torch.get_num_threads(),
+        "machine": machine(),
     }
+
+
+def machine() -> dict:
+    """The CPU the figures come from (its model name, the vector instructions torch dispatches to,
+    the cores), and torch's version: the ratios differ from one CPU to another (docs/benchmarks.md)."""
+    from srcframework.training.declared_checkpoint import machine as training_machine
+
+    return {**training_machine(), "cores": os.cpu_count()}
 
 
 def main() -> None:
@@ -227,6 +236,8 @@ def main() -> None:
     peak = {w: max(r["peak_rss_mb"] for r in runs if r["model"] == w) for w in models}
     print(f"\nbaseline: allennlp-models 2.10.1 `bidaf` (same batches: {args.batches} x {args.batch_size}, "
           f"{runs[0]['threads']} threads)")
+    where = runs[0]["machine"]
+    print(f"machine: {where['cpu']}, {where['cores']} cores, torch {where['torch']} ({where['cpu_capability']} kernels)")
     print(f"| model | examples/s (best of {args.repeats}) | peak RSS MB |")
     print("|---|---|---|")
     print(f"| allennlp-models bidaf | {best['baseline']:.2f} | {peak['baseline']:.0f} |")

@@ -25,3 +25,6 @@ def test_train_throughput_runs_on_two_tiny_batches(tmp_path):
     assert [run["model"] for run in runs] == ["baseline", "ours", "ours-bf16"]
     for run in runs:
         assert run["examples"] == 4 and run["examples_per_s"] > 0 and run["peak_rss_mb"] > 0
+        assert run["machine"]["torch"] and run["machine"]["cores"] >= 1
+    where = runs[0]["machine"]
+    assert f"machine: {where['cpu']}, {where['cores']} cores, torch {where['torch']}" in done.stdout
