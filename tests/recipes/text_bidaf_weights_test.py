@@ -69,11 +69,18 @@ def test_the_released_card_is_unpacked_and_another_copy_under_its_id_is_never_us
                                                       "starts from the last epoch, 2"),
     ({"checkpoint": "last", "epoch": 1, "epochs": 1}, "it holds epoch 1 of 1"),
 ])
-@pytest.mark.slow
-def test_an_archive_without_the_declared_epoch_is_one_line_and_no_folder(tiny_archive, tmp_path, record, message):
+def test_an_archive_without_the_declared_epoch_is_refused_with_no_folder(tiny_archive, tmp_path, record, message):
     archive = str(tiny_archive) if record is None else with_record(tiny_archive, tmp_path / "a.tar.gz", **record)
-    done = subprocess.run([sys.executable, str(ROOT / "recipes" / "e2e_cpu" / "text_bidaf_weights.py"), archive,
+    with pytest.raises(SystemExit) as stop:
+        SCRIPT.unpack(archive, str(tmp_path / "out"), epoch=2)
+    assert message in str(stop.value.code) and "\n" not in str(stop.value.code)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_the_script_says_a_refusal_in_one_line(tiny_archive, tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "recipes" / "e2e_cpu" / "text_bidaf_weights.py"), str(tiny_archive),
                            str(tmp_path / "out"), "--epoch", "2"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 1
-    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "no training_record.json in the archive" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
