@@ -27,7 +27,8 @@ class DeclaredCheckpointCallback(TrainerCallback):
     the rule, the epoch whose weights were archived (counting from 1), the training instances and
     optimizer updates of every epoch and in all, the vocabulary's size per namespace, the seeds,
     the validation metric of every epoch, and the machine it ran on (torch's version, the CPU and
-    the vector instructions torch's kernels used, the torch threads of every epoch): a training
+    the vector instructions torch's kernels used, the torch threads and the CPU of every epoch, so a
+    training resumed on another machine says which epochs ran where): a training
     under a seed repeats to the last digit on the same machine with the same threads, but another
     CPU or thread count changes the order of floating-point sums, and at CPU scale that can move
     F1 by points. It also makes AllenNLP's default checkpointer write each checkpoint file whole
@@ -54,6 +55,7 @@ class DeclaredCheckpointCallback(TrainerCallback):
         self.updates: Dict[str, int] = {}
         self.validation: Dict[str, Optional[float]] = {}
         self.threads: Dict[str, list] = {}
+        self.cpus: Dict[str, Optional[str]] = {}
 
     def on_start(self, trainer, is_primary: bool = True, **kwargs) -> None:
         make_atomic(trainer)  # each checkpoint file whole or not at all (a full disk keeps the last good one)
@@ -66,6 +68,8 @@ class DeclaredCheckpointCallback(TrainerCallback):
         threads = torch.get_num_threads()
         if threads not in self.threads.setdefault(key, []):
             self.threads[key].append(threads)
+        if key not in self.cpus:  # a training resumed on another machine ran its epochs on two CPUs
+            self.cpus[key] = machine()["cpu"]
         self.updates[key] = self.updates.get(key, 0) + 1
         self.instances[key] = self.instances.get(key, 0) + sum(_batch_size(batch) for batch in batch_inputs)
 
@@ -75,13 +79,14 @@ class DeclaredCheckpointCallback(TrainerCallback):
 
     def state_dict(self) -> Dict[str, Any]:
         return {"instances": dict(self.instances), "updates": dict(self.updates), "validation": dict(self.validation),
-                "threads": {key: list(value) for key, value in self.threads.items()}}
+                "threads": {key: list(value) for key, value in self.threads.items()}, "cpus": dict(self.cpus)}
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         self.instances = dict(state_dict.get("instances", {}))
         self.updates = dict(state_dict.get("updates", {}))
         self.validation = dict(state_dict.get("validation", {}))
         self.threads = {key: list(value) for key, value in state_dict.get("threads", {}).items()}
+        self.cpus = dict(state_dict.get("cpus", {}))
 
     def on_end(self, trainer, metrics: Optional[Dict[str, Any]] = None, epoch: Optional[int] = None,
                is_primary: bool = True, **kwargs) -> None:
@@ -112,7 +117,7 @@ class DeclaredCheckpointCallback(TrainerCallback):
             "validation_metric": [name for _, name in trainer._metric_tracker.tracked_metrics],
             "validation_per_epoch": self.validation,
             "vocabulary": {ns: trainer.model.vocab.get_vocab_size(ns) for ns in sorted(trainer.model.vocab._token_to_index)},
-            "machine": dict(machine(), threads_per_epoch=self.threads),
+            "machine": dict(machine(), threads_per_epoch=self.threads, cpu_per_epoch=self.cpus),
         }
         write_json_atomic(os.path.join(self.serialization_dir, RECORD_NAME), record)
         metrics["declared_checkpoint"] = self.epoch

@@ -44,6 +44,7 @@ def test_last_archives_the_last_epoch_and_records_the_run(tmp_path):
     machine = record["machine"]  # what, beside config and seeds, decides the floating-point results
     assert machine["torch"] == torch.__version__ and machine["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
     assert machine["threads_per_epoch"] == {str(e): [torch.get_num_threads()] for e in (1, 2, 3)}
+    assert machine["cpu_per_epoch"] == {str(e): machine["cpu"] for e in (1, 2, 3)}
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["declared_checkpoint"] == "last" and metrics["declared_epoch"] == 3
 
@@ -59,3 +60,20 @@ def test_best_keeps_allennlps_rule_and_says_which_epoch(tmp_path):
 def test_an_unknown_rule_is_one_clear_error(tmp_path):
     with pytest.raises(ConfigurationError, match="epoch must be one of last, best"):
         DeclaredCheckpointCallback(str(tmp_path), epoch="final")
+
+
+def test_a_training_resumed_on_another_machine_records_each_epochs_cpu(tmp_path, monkeypatch):
+    """The CPU of each epoch is part of the callback's state (kept by --recover), so a training that
+    went on on another machine says which epochs ran where."""
+    import srcframework.training.declared_checkpoint as declared
+
+    before = DeclaredCheckpointCallback(str(tmp_path))
+    monkeypatch.setattr(declared, "machine", lambda: {"torch": torch.__version__, "cpu": "CPU one", "cpu_capability": None})
+    batch = [{"metadata": [{}, {}]}]
+    before.on_batch(None, batch, [], {}, epoch=0, batch_number=1, is_training=True)
+    after = DeclaredCheckpointCallback(str(tmp_path))
+    after.load_state_dict(json.loads(json.dumps(before.state_dict())))  # as a checkpoint carries it
+    monkeypatch.setattr(declared, "machine", lambda: {"torch": torch.__version__, "cpu": "CPU two", "cpu_capability": None})
+    after.on_batch(None, batch, [], {}, epoch=0, batch_number=2, is_training=True)  # the rest of epoch 1
+    after.on_batch(None, batch, [], {}, epoch=1, batch_number=1, is_training=True)
+    assert after.cpus == {"1": "CPU one", "2": "CPU two"} and after.instances == {"1": 4, "2": 2}
