@@ -409,7 +409,7 @@ def reads_folder(record: Dict, run: str, folder: Optional[str] = None) -> bool:
     except (OSError, KeyError, tarfile.TarError):
         return True  # unreadable here: restore will say why; meanwhile keep what it may read
     wanted = source_key(run).rstrip("/") + "/"
-    return any(isinstance(value, str) and source_key(value).startswith(wanted) for value in _strings(json.loads(config)))
+    return any(source_key(value).startswith(wanted) for value in _strings(json.loads(config)))
 
 
 def _strings(value):

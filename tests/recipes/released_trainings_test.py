@@ -200,16 +200,9 @@ def test_outputs_of_other_steps_inside_a_training_folder_outlive_its_putting_bac
     assert "skip set" in out and "skip first" in out
 
 
-def test_a_first_stage_never_here_is_not_trained_for_a_second_stage_in_a_finished_snapshot(tmp_path, tiny_archive,
-                                                                                           capsys):
-    """A study's second stage that finished on another machine comes back from its snapshot alone:
-    its first stage, neither here nor in a snapshot, is not trained again for it."""
-    from srcframework.recipes.recipe import load_recipe
-    from srcframework.recipes.runner import plan, run_recipe
-    from srcframework.recipes.state import StepStates
-    from srcframework.recipes.status import status_lines
-    from srcframework.store import snapshot
-
+def two_stages(tmp_path):
+    """The folder of a recipe whose training `two` depends on training `one` (the tiny fixture
+    config each), with the group `both` of the two."""
     folder = tmp_path / "stages"
     folder.mkdir()
     (folder / "recipe.jsonnet").write_text("""function(runs='runs') {
@@ -220,6 +213,20 @@ def test_a_first_stage_never_here_is_not_trained_for_a_second_stage_in_a_finishe
   },
   groups: { both: ['one', 'two'] },
 }""")
+    return folder
+
+
+def test_a_first_stage_never_here_is_not_trained_for_a_second_stage_in_a_finished_snapshot(tmp_path, tiny_archive,
+                                                                                           capsys):
+    """A study's second stage that finished on another machine comes back from its snapshot alone:
+    its first stage, neither here nor in a snapshot, is not trained again for it."""
+    from srcframework.recipes.recipe import load_recipe
+    from srcframework.recipes.runner import plan, run_recipe
+    from srcframework.recipes.state import StepStates
+    from srcframework.recipes.status import status_lines
+    from srcframework.store import snapshot
+
+    folder = two_stages(tmp_path)
     runs, snapshots = tmp_path / "runs", str(tmp_path / "snapshots")
     shutil.copytree(tiny_archive.parent, runs / "two")
     snapshot.save(str(runs / "two"), folder=snapshots)
@@ -258,15 +265,7 @@ def test_a_second_stage_snapshot_built_from_its_first_stage_files_keeps_that_sta
     from srcframework.recipes.status import status_lines
     from srcframework.store import snapshot
 
-    folder = tmp_path / "stages"
-    folder.mkdir()
-    (folder / "recipe.jsonnet").write_text("""function(runs='runs') {
-  description: 'two stages',
-  trainings: {
-    one: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/one' },
-    two: { config: 'tests/fixtures/bidaf_tiny.jsonnet', folder: runs + '/two', depends_on: ['one'] },
-  },
-}""")
+    folder = two_stages(tmp_path)
     runs, snapshots = tmp_path / "runs", str(tmp_path / "snapshots")
     shutil.copytree(tiny_archive.parent, runs / "one")
     shutil.copytree(tiny_archive.parent, runs / "two")
