@@ -12,6 +12,9 @@ of each run and the ratio ours / baseline.
 requirements-bench.txt.) `--bf16` adds a third model, ours with `span_qa`'s `training_autocast:
 "bfloat16"` (a numerical change; docs/benchmarks.md has its validation F1 over seeds), in its own
 process beside the other two, and its ratios.
+`--allocator jemalloc` runs every model's process on jemalloc (`LD_PRELOAD`, with its pages kept
+rather than given back: `MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1`) in place of glibc's
+malloc, the baseline's as well as ours; each run records the allocator it found mapped.
 `--squad FILE --exclude-from ''` draws the batches from another SQuAD file (the tests run it on
 the tiny fixture with `--batches 2 --batch-size 2 --warmup 1 --repeats 1`).
 """
@@ -192,12 +195,39 @@ def run_one(which: str, batch_size: int, count: int, warmup: int, squad: str = D
     }
 
 
+JEMALLOC = "libjemalloc.so.2"
+JEMALLOC_CONF = "dirty_decay_ms:-1,muzzy_decay_ms:-1"  # keep freed pages: no page faults each step
+LIBRARY_FOLDERS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib")
+
+
+def allocator_env(name: str) -> dict:
+    """The environment a model's process gets for the allocator `name` ("glibc": nothing added)."""
+    if name == "glibc":
+        return {}
+    for folder in LIBRARY_FOLDERS:
+        if os.path.exists(os.path.join(folder, JEMALLOC)):
+            return {"LD_PRELOAD": os.path.join(folder, JEMALLOC), "MALLOC_CONF": JEMALLOC_CONF}
+    raise SystemExit(f"--allocator jemalloc: {JEMALLOC} is in none of {', '.join(LIBRARY_FOLDERS)} "
+                     "(Debian: apt-get install libjemalloc2)")
+
+
+def allocator_in_use() -> str:
+    """The malloc this process has mapped: "jemalloc", "tcmalloc" or "mimalloc" when one of them is
+    (preloaded), else "glibc" ("unknown" without /proc)."""
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return "unknown"
+    return next((name for name in ("jemalloc", "tcmalloc", "mimalloc") if f"lib{name}" in maps), "glibc")
+
+
 def machine() -> dict:
     """The CPU the figures come from (its model name, the vector instructions torch dispatches to,
-    the cores), and torch's version: the ratios differ from one CPU to another (docs/benchmarks.md)."""
+    the cores), torch's version and the allocator: the ratios differ from one CPU to another, and
+    from one allocator to another (docs/benchmarks.md)."""
     from srcframework.training.declared_checkpoint import machine as training_machine
 
-    return {**training_machine(), "cores": os.cpu_count()}
+    return {**training_machine(), "cores": os.cpu_count(), "allocator": allocator_in_use()}
 
 
 def main() -> None:
@@ -211,12 +241,15 @@ def main() -> None:
                         help="leave out the question ids of this file ('' for none)")
     parser.add_argument("--bf16", action="store_true",
                         help="also ours with training_autocast bfloat16 (a CPU with AMX or AVX512-BF16 gains from it)")
+    parser.add_argument("--allocator", choices=["glibc", "jemalloc"], default="glibc",
+                        help="the malloc of every model's process (jemalloc: LD_PRELOAD, freed pages kept)")
     parser.add_argument("--json", help="also write all runs here")
     parser.add_argument("--child", choices=["ours", "ours-bf16", "baseline"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(run_one(args.child, args.batch_size, args.batches, args.warmup, args.squad, args.exclude_from)))
         return
+    env = dict(os.environ, **allocator_env(args.allocator))
     runs = []
     models = ("baseline", "ours", "ours-bf16") if args.bf16 else ("baseline", "ours")
     for repeat in range(args.repeats):
@@ -224,10 +257,12 @@ def main() -> None:
             cmd = [sys.executable, __file__, "--child", which, "--batches", str(args.batches),
                    "--warmup", str(args.warmup), "--batch-size", str(args.batch_size),
                    "--squad", args.squad, "--exclude-from", args.exclude_from]
-            done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+            done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env)
             if done.returncode != 0:
                 sys.exit(f"{which} run failed:\n{done.stderr[-3000:]}")
             result = json.loads(done.stdout.strip().splitlines()[-1])
+            if result["machine"]["allocator"] not in (args.allocator, "unknown"):
+                sys.exit(f"{which} ran on {result['machine']['allocator']}, not {args.allocator}: no comparison")
             runs.append(result)
             print(f"run {repeat + 1} {which:9s}: {result['examples_per_s']:.2f} examples/s, "
                   f"peak RSS {result['peak_rss_mb']:.0f} MB (+{result['train_peak_over_setup_mb']:.0f} MB in training)",
@@ -238,6 +273,7 @@ def main() -> None:
           f"{runs[0]['threads']} threads)")
     where = runs[0]["machine"]
     print(f"machine: {where['cpu']}, {where['cores']} cores, torch {where['torch']} ({where['cpu_capability']} kernels)")
+    print(f"allocator: {where['allocator']}" + (f" (MALLOC_CONF={JEMALLOC_CONF})" if args.allocator == "jemalloc" else ""))
     print(f"| model | examples/s (best of {args.repeats}) | peak RSS MB |")
     print("|---|---|---|")
     print(f"| allennlp-models bidaf | {best['baseline']:.2f} | {peak['baseline']:.0f} |")

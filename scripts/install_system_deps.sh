@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian speech and translation engines used by the noise sources and synthesis commands:
 # flite, espeak-ng and Festival with three voices (TTS), apertium eng<->spa (MT), sox (audio tools), IRSTLM (word
-# language models for CTC beam decoding), python3-venv where `python3 -m venv` lacks ensurepip, and
+# language models for CTC beam decoding), jemalloc (the training benchmark's `--allocator jemalloc`), python3-venv where `python3 -m venv` lacks ensurepip, and
 # headless chromium where apt has it (renders the comparison report in its test; optional).
 # Idempotent: does nothing when every tool is present already.
 set -euo pipefail
@@ -16,6 +16,7 @@ command -v apertium >/dev/null || need+=(apertium)
 [ -d /usr/share/apertium/apertium-eng-spa ] || need+=(apertium-eng-spa)
 command -v sox >/dev/null || need+=(sox)
 [ -x /usr/lib/irstlm/bin/tlm ] || need+=(irstlm)
+[ -n "$(find /usr/lib /usr/lib64 /usr/local/lib -maxdepth 2 -name libjemalloc.so.2 2>/dev/null | head -n 1)" ] || need+=(libjemalloc2)
 python3 -c "import ensurepip" 2>/dev/null || need+=(python3-venv)  # `python3 -m venv` needs it on Debian
 # chromium apart: optional (one test renders the report with it, skipped without it), and Ubuntu
 # has no such apt package

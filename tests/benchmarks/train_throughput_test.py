@@ -1,7 +1,9 @@
 """`benchmarks/train_throughput.py` (what `make bench` runs) end to end on two tiny batches of the
 fixture: allennlp-models' BiDAF, ours and ours with training_autocast bfloat16 (`--bf16`, as `make
 bench` runs it), each in its own process."""
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 
@@ -9,6 +11,10 @@ import pytest
 
 from tests.bench_site import bench_env
 from tests.conftest import FIXTURES, ROOT
+
+_spec = importlib.util.spec_from_file_location("train_throughput", ROOT / "benchmarks" / "train_throughput.py")
+train_throughput = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(train_throughput)
 
 
 @pytest.mark.slow
@@ -26,5 +32,31 @@ def test_train_throughput_runs_on_two_tiny_batches(tmp_path):
     for run in runs:
         assert run["examples"] == 4 and run["examples_per_s"] > 0 and run["peak_rss_mb"] > 0
         assert run["machine"]["torch"] and run["machine"]["cores"] >= 1
+        assert run["machine"]["allocator"] == "glibc"  # the default: nothing preloaded
     where = runs[0]["machine"]
     assert f"machine: {where['cpu']}, {where['cores']} cores, torch {where['torch']}" in done.stdout
+    assert "allocator: glibc" in done.stdout.splitlines()
+
+
+def allocator_of_a_process(env: dict) -> str:
+    """What `allocator_in_use` says in a fresh interpreter started with `env` added."""
+    probe = ("import importlib.util as u; s = u.spec_from_file_location('t', 'benchmarks/train_throughput.py'); "
+             "m = u.module_from_spec(s); s.loader.exec_module(m); print(m.allocator_in_use())")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env={**os.environ, **env}, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+def test_a_process_given_the_jemalloc_environment_runs_on_jemalloc():
+    assert train_throughput.allocator_env("glibc") == {}
+    env = {"LD_PRELOAD": "", "MALLOC_CONF": ""}
+    assert allocator_of_a_process(env) == "glibc"
+    try:
+        env = train_throughput.allocator_env("jemalloc")
+    except SystemExit as stop:  # a machine without libjemalloc2: one line that says how to get it
+        assert "--allocator jemalloc: libjemalloc.so.2 is in none of" in str(stop)
+        assert str(stop).endswith("(Debian: apt-get install libjemalloc2)")
+        return
+    assert env["MALLOC_CONF"] == "dirty_decay_ms:-1,muzzy_decay_ms:-1" and env["LD_PRELOAD"].endswith("/libjemalloc.so.2")
+    assert allocator_of_a_process(env) == "jemalloc"
