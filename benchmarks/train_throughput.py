@@ -197,6 +197,9 @@ def run_one(which: str, batch_size: int, count: int, warmup: int, squad: str = D
 
 JEMALLOC = "libjemalloc.so.2"
 JEMALLOC_CONF = "dirty_decay_ms:-1,muzzy_decay_ms:-1"  # keep freed pages: no page faults each step
+# what else sets how the allocator behaves, recorded beside its name
+ALLOCATOR_SETTINGS = ("MALLOC_CONF", "GLIBC_TUNABLES", "MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
+                      "MALLOC_MMAP_MAX_", "MALLOC_TOP_PAD_")
 LIBRARY_FOLDERS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib")
 
 
@@ -227,7 +230,8 @@ def machine() -> dict:
     from one allocator to another (docs/benchmarks.md)."""
     from srcframework.training.declared_checkpoint import machine as training_machine
 
-    return {**training_machine(), "cores": os.cpu_count(), "allocator": allocator_in_use()}
+    return {**training_machine(), "cores": os.cpu_count(), "allocator": allocator_in_use(),
+            "allocator_settings": {name: os.environ[name] for name in ALLOCATOR_SETTINGS if name in os.environ}}
 
 
 def main() -> None:
@@ -273,7 +277,8 @@ def main() -> None:
           f"{runs[0]['threads']} threads)")
     where = runs[0]["machine"]
     print(f"machine: {where['cpu']}, {where['cores']} cores, torch {where['torch']} ({where['cpu_capability']} kernels)")
-    print(f"allocator: {where['allocator']}" + (f" (MALLOC_CONF={JEMALLOC_CONF})" if args.allocator == "jemalloc" else ""))
+    settings = " ".join(f"{name}={value}" for name, value in where["allocator_settings"].items())
+    print(f"allocator: {where['allocator']}" + (f" ({settings})" if settings else ""))
     print(f"| model | examples/s (best of {args.repeats}) | peak RSS MB |")
     print("|---|---|---|")
     print(f"| allennlp-models bidaf | {best['baseline']:.2f} | {peak['baseline']:.0f} |")

@@ -35,7 +35,7 @@ def test_train_throughput_runs_on_two_tiny_batches(tmp_path):
         assert run["machine"]["allocator"] == "glibc"  # the default: nothing preloaded
     where = runs[0]["machine"]
     assert f"machine: {where['cpu']}, {where['cores']} cores, torch {where['torch']}" in done.stdout
-    assert "allocator: glibc" in done.stdout.splitlines()
+    assert "allocator: glibc" in done.stdout.splitlines()  # and no setting of its own in the tests' environment
 
 
 def allocator_of_a_process(env: dict) -> str:
@@ -60,3 +60,9 @@ def test_a_process_given_the_jemalloc_environment_runs_on_jemalloc():
         return
     assert env["MALLOC_CONF"] == "dirty_decay_ms:-1,muzzy_decay_ms:-1" and env["LD_PRELOAD"].endswith("/libjemalloc.so.2")
     assert allocator_of_a_process(env) == "jemalloc"
+
+
+def test_the_allocator_settings_of_the_environment_are_recorded(monkeypatch):
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.mmap_max=0")
+    monkeypatch.delenv("MALLOC_CONF", raising=False)
+    assert train_throughput.machine()["allocator_settings"] == {"GLIBC_TUNABLES": "glibc.malloc.mmap_max=0"}
