@@ -14,7 +14,8 @@ requirements-bench.txt.) `--bf16` adds a third model, ours with `span_qa`'s `tra
 process beside the other two, and its ratios.
 `--allocator jemalloc` runs every model's process on jemalloc (`LD_PRELOAD`, with its pages kept
 rather than given back: `MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1`) in place of glibc's
-malloc, the baseline's as well as ours; each run records the allocator it found mapped.
+malloc, the baseline's as well as ours; each run records the allocator it found mapped and the
+allocator settings of its environment (`MALLOC_CONF`, `GLIBC_TUNABLES`, ...).
 `--squad FILE --exclude-from ''` draws the batches from another SQuAD file (the tests run it on
 the tiny fixture with `--batches 2 --batch-size 2 --warmup 1 --repeats 1`).
 """
