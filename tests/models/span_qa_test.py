@@ -5,6 +5,8 @@ from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch, DatasetReader
 from allennlp.models import Model
 
+from srcframework.modules.field_encoders.text import TextFieldEncoder
+from srcframework.modules.seq2seq_encoders.padded_bilstm import PaddedBiLstm
 from tests.conftest import FIXTURES
 
 
@@ -71,10 +73,13 @@ class TestSpanQA(SpanQAModelChecks, ModelTestCase):
         params["model"]["training_autocast"] = "bfloat16"
         model = Model.from_params(vocab=self.vocab, params=params["model"])
         model.load_state_dict(self.model.state_dict())
-        lstm_outputs = []
+        lstm_outputs, encodings = [], []
         for module in model.modules():
             if isinstance(module, torch.nn.LSTM):  # padded_bilstm's, in worker threads at 2 threads
                 module.register_forward_hook(lambda _m, _i, out: lstm_outputs.append(out[0].dtype))
+            if isinstance(module, (PaddedBiLstm, TextFieldEncoder)):  # masked outputs stay bfloat16
+                module.register_forward_hook(lambda _m, _i, out: encodings.append(
+                    (out[0] if isinstance(out, tuple) else out).dtype))
         tensors = batch_tensors(self.instances, self.vocab)
         before = torch.get_num_threads()
         torch.set_num_threads(threads)
@@ -84,19 +89,24 @@ class TestSpanQA(SpanQAModelChecks, ModelTestCase):
             reference = self.model(**tensors)["loss"]
             torch.manual_seed(1)
             model.train()
-            loss = model(**tensors)["loss"]
+            output = model(**tensors)
+            loss = output["loss"]
             loss.backward()
         finally:
             torch.set_num_threads(before)
         assert lstm_outputs and set(lstm_outputs) == {torch.bfloat16}
+        assert encodings and set(encodings) == {torch.bfloat16}
+        assert output["span_start_logits"].dtype == output["span_end_logits"].dtype == torch.float32
         assert loss.dtype == torch.float32 and abs(loss.item() - reference.item()) < 0.05 * reference.item()
         trained = [p for p in model.parameters() if p.requires_grad]
         assert all(p.grad is not None and p.grad.dtype == torch.float32 and torch.isfinite(p.grad).all() for p in trained)
         lstm_outputs.clear()
+        encodings.clear()
         model.eval()
         self.model.eval()
         evaluated = model(**tensors)
         assert set(lstm_outputs) == {torch.float32}
+        assert set(encodings) == {torch.float32}
         assert torch.equal(evaluated["span_start_logits"], self.model(**tensors)["span_start_logits"])
 
     def test_an_unknown_training_autocast_is_a_clear_error(self):

@@ -101,4 +101,6 @@ class TextFieldEncoder(FieldEncoder):
     def _embed(self, field_tensors: TextFieldTensors) -> torch.Tensor:
         """The token embeddings of `field_tensors` through the highway layers."""
         embedded = self.text_field_embedder(field_tensors)
+        if torch.is_autocast_enabled(embedded.device.type):
+            embedded = embedded.to(torch.get_autocast_dtype(embedded.device.type))
         return embedded if self.highway is None else self.highway(embedded)

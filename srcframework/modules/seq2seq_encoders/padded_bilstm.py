@@ -91,7 +91,7 @@ class PaddedBiLstm(Seq2SeqEncoder):
 
     def forward(self, inputs: torch.Tensor, mask: torch.BoolTensor, hidden_state=None) -> torch.Tensor:
         lengths = mask.sum(-1).clamp(min=1)
-        keep = mask.unsqueeze(-1).to(inputs.dtype)
+        keep = mask.unsqueeze(-1)
         output = inputs
         for layer, (forward_lstm, backward_lstm) in enumerate(zip(self.forward_layers, self.backward_layers)):
             if layer > 0:
@@ -105,5 +105,6 @@ class PaddedBiLstm(Seq2SeqEncoder):
 
             output = both_directions(
                 output, forward_direction, backward_direction, list(forward_lstm.parameters()), list(backward_lstm.parameters())
-            ) * keep
+            )
+            output = output * keep.to(output.dtype)
         return output

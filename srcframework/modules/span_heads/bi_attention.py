@@ -82,7 +82,7 @@ class BiAttentionSpanHead(SpanHead):
         end_modeled = self.span_end(modeled, context_mask)
         start_logits = self._output(self.start_output, merged, modeled)
         end_logits = self._output(self.end_output, merged, end_modeled)
-        return start_logits, end_logits
+        return start_logits.float(), end_logits.float()
 
     def _output(self, layer: torch.nn.Linear, merged: torch.Tensor, modeled: torch.Tensor) -> torch.Tensor:
         # w . dropout([G; M]) as w_G . dropout(G) + w_M . dropout(M): the same sum, without
