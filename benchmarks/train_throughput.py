@@ -16,6 +16,10 @@ process beside the other two, and its ratios.
 rather than given back: `MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1`) in place of glibc's
 malloc, the baseline's as well as ours; each run records the allocator it found mapped and the
 allocator settings of its environment (`MALLOC_CONF`, `GLIBC_TUNABLES`, ...).
+`--onednn-cache srcframework` (the default) caps oneDNN's primitive cache in every model's process
+as the `allennlp` command line with srcframework's plugin does (`srcframework.common.onednn`,
+unless the environment sets `ONEDNN_PRIMITIVE_CACHE_CAPACITY`), the baseline's as well as ours;
+`--onednn-cache library` leaves oneDNN's default of 1,024. Each run records the capacity in force.
 `--squad FILE --exclude-from ''` draws the batches from another SQuAD file (the tests run it on
 the tiny fixture with `--batches 2 --batch-size 2 --warmup 1 --repeats 1`).
 """
@@ -231,8 +235,24 @@ def machine() -> dict:
     from one allocator to another (docs/benchmarks.md)."""
     from srcframework.training.declared_checkpoint import machine as training_machine
 
+    from srcframework.common import onednn
+
     return {**training_machine(), "cores": os.cpu_count(), "allocator": allocator_in_use(),
-            "allocator_settings": {name: os.environ[name] for name in ALLOCATOR_SETTINGS if name in os.environ}}
+            "allocator_settings": {name: os.environ[name] for name in ALLOCATOR_SETTINGS if name in os.environ},
+            "onednn_primitive_cache": os.environ.get(onednn.VARIABLE, "1024 (oneDNN's default)")}
+
+
+def onednn_env(env: dict, cache: str) -> dict:
+    """`env` with oneDNN's primitive cache as `--onednn-cache` asks: srcframework's cap (unless
+    `env` names a capacity) or oneDNN's default."""
+    from srcframework.common import onednn
+
+    env = dict(env)
+    if cache == "library":
+        env.pop(onednn.VARIABLE, None)
+    else:
+        env.setdefault(onednn.VARIABLE, str(onednn.PRIMITIVE_CACHE_CAPACITY))
+    return env
 
 
 def main() -> None:
@@ -248,13 +268,16 @@ def main() -> None:
                         help="also ours with training_autocast bfloat16 (a CPU with AMX or AVX512-BF16 gains from it)")
     parser.add_argument("--allocator", choices=["glibc", "jemalloc"], default="glibc",
                         help="the malloc of every model's process (jemalloc: LD_PRELOAD, freed pages kept)")
+    parser.add_argument("--onednn-cache", choices=["srcframework", "library"], default="srcframework",
+                        help="oneDNN's primitive cache in every model's process: srcframework's cap "
+                             "(as its allennlp plugin sets it) or oneDNN's default")
     parser.add_argument("--json", help="also write all runs here")
     parser.add_argument("--child", choices=["ours", "ours-bf16", "baseline"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(run_one(args.child, args.batch_size, args.batches, args.warmup, args.squad, args.exclude_from)))
         return
-    env = dict(os.environ, **allocator_env(args.allocator))
+    env = onednn_env(dict(os.environ, **allocator_env(args.allocator)), args.onednn_cache)
     runs = []
     models = ("baseline", "ours", "ours-bf16") if args.bf16 else ("baseline", "ours")
     for repeat in range(args.repeats):
@@ -280,6 +303,7 @@ def main() -> None:
     print(f"machine: {where['cpu']}, {where['cores']} cores, torch {where['torch']} ({where['cpu_capability']} kernels)")
     settings = " ".join(f"{name}={value}" for name, value in where["allocator_settings"].items())
     print(f"allocator: {where['allocator']}" + (f" ({settings})" if settings else ""))
+    print(f"oneDNN primitive cache: {where['onednn_primitive_cache']}")
     print(f"| model | examples/s (best of {args.repeats}) | peak RSS MB |")
     print("|---|---|---|")
     print(f"| allennlp-models bidaf | {best['baseline']:.2f} | {peak['baseline']:.0f} |")

@@ -4,6 +4,8 @@ srcframework one. `import srcframework` alone only registers components; this mo
 
 - adapts AllenNLP 2.10.1 to today's torch and extracts archives safely (`srcframework.compat`);
 - sets the configs' external variables that are unset to their defaults (`config_defaults`);
+- caps oneDNN's primitive cache, unless the environment sets it, so that a training's memory does
+  not grow with every new sequence length (`common.onednn`);
 - in the `allennlp` command line, installs the one-line error handler (`commands.cli_errors`);
 - makes `evaluate` and `predict` check their output paths before any work
   (`commands.allennlp_outputs`);
@@ -29,6 +31,7 @@ import srcframework  # noqa: F401  (registers the components)
 from srcframework import compat, config_defaults
 from srcframework.commands import allennlp_outputs, allennlp_train, cli_errors
 from srcframework.common.cli import subcommand_action
+from srcframework.common.onednn import cap_primitive_cache
 from srcframework.common.worker_pool import on_worker_start
 from srcframework.plugins.manager import load_plugins
 
@@ -81,6 +84,7 @@ def activate() -> None:
     if _ACTIVE:
         return
     cli_errors.install()
+    cap_primitive_cache()
     compat.apply()
     config_defaults.export()
     allennlp_outputs.install()

@@ -36,6 +36,17 @@ def test_train_throughput_runs_on_two_tiny_batches(tmp_path):
     where = runs[0]["machine"]
     assert f"machine: {where['cpu']}, {where['cores']} cores, torch {where['torch']}" in done.stdout
     assert "allocator: glibc" in done.stdout.splitlines()  # and no setting of its own in the tests' environment
+    # every model's process under the cap srcframework's plugin sets (or the environment's own capacity)
+    capacity = bench_env().get("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "128")
+    assert {run["machine"]["onednn_primitive_cache"] for run in runs} == {capacity}
+    assert f"oneDNN primitive cache: {capacity}" in done.stdout.splitlines()
+
+
+def test_the_onednn_cache_option_sets_or_clears_the_capacity_of_the_child_processes():
+    assert train_throughput.onednn_env({"A": "1"}, "srcframework") == {"A": "1", "ONEDNN_PRIMITIVE_CACHE_CAPACITY": "128"}
+    assert train_throughput.onednn_env({"ONEDNN_PRIMITIVE_CACHE_CAPACITY": "64"}, "srcframework")[
+        "ONEDNN_PRIMITIVE_CACHE_CAPACITY"] == "64"
+    assert train_throughput.onednn_env({"A": "1", "ONEDNN_PRIMITIVE_CACHE_CAPACITY": "128"}, "library") == {"A": "1"}
 
 
 def allocator_of_a_process(env: dict) -> str:
