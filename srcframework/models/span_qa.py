@@ -62,7 +62,8 @@ class SpanQA(Model):
         activations between layers from the embeddings on; the span logits, the loss and the
         weights in float32); the LSTM directions that `padded_bilstm` runs in worker threads run
         under it too. This trains BiDAF about 1.2 times as fast on a CPU with AMX and about 1.3
-        times on an AMD EPYC with AVX-512 BF16, at the same peak memory as float32
+        times on an AMD EPYC with AVX-512 BF16, and with the `allennlp` plugin's cap on oneDNN's
+        primitive cache (`srcframework.common.onednn`) at less peak memory than float32
         (docs/benchmarks.md, "Speed against the limit", with its validation F1 over seeds).
         Evaluation and prediction stay in float32. A numerical change: `None` (the default)
         trains in float32.
