@@ -6,9 +6,10 @@ holds its own buffers: tens of MB for BiDAF's 800-wide modelling layer. Each new
 makes new primitives, so a training whose batches come in many lengths grows by those buffers step
 after step without ever using most of them again: over 22 steps of BiDAF in bfloat16, the heap in
 use grew from 268 to 469 MB and the peak resident size from 2,103 to 2,498 MB, though the largest
-batch came third (docs/benchmarks.md). With a cache of 128 that peak was 2,107 to 2,203 MB (five runs), for a
-few percent of the speed (primitives of earlier lengths made again); the outputs do not change
-(the weights after 4 training steps are the same bit for bit with capacities 1, 128 and 1,024).
+batch came third (docs/benchmarks.md). With a cache of 128 that peak was 2,107 to 2,203 MB (five
+runs), for a few percent of the speed (primitives of earlier lengths made again); the outputs do
+not change (the weights after 4 training steps are the same bit for bit with capacities 1, 128 and
+1,024).
 
 `cap_primitive_cache()` sets `ONEDNN_PRIMITIVE_CACHE_CAPACITY` to `PRIMITIVE_CACHE_CAPACITY` unless
 the environment already names a capacity. oneDNN reads the variable once, when the process makes
