@@ -233,13 +233,12 @@ def machine() -> dict:
     """The CPU the figures come from (its model name, the vector instructions torch dispatches to,
     the cores), torch's version and the allocator: the ratios differ from one CPU to another, and
     from one allocator to another (docs/benchmarks.md)."""
-    from srcframework.training.declared_checkpoint import machine as training_machine
-
     from srcframework.common import onednn
+    from srcframework.training.declared_checkpoint import machine as training_machine
 
     return {**training_machine(), "cores": os.cpu_count(), "allocator": allocator_in_use(),
             "allocator_settings": {name: os.environ[name] for name in ALLOCATOR_SETTINGS if name in os.environ},
-            "onednn_primitive_cache": os.environ.get(onednn.VARIABLE, "1024 (oneDNN's default)")}
+            "onednn_primitive_cache": os.environ.get(onednn.VARIABLE, f"{onednn.LIBRARY_DEFAULT} (oneDNN's default)")}
 
 
 def onednn_env(env: dict, cache: str) -> dict:
@@ -251,7 +250,7 @@ def onednn_env(env: dict, cache: str) -> dict:
     if cache == "library":
         env.pop(onednn.VARIABLE, None)
     else:
-        env.setdefault(onednn.VARIABLE, str(onednn.PRIMITIVE_CACHE_CAPACITY))
+        onednn.cap_primitive_cache(env)
     return env
 
 

@@ -19,10 +19,15 @@ yourself to choose another capacity (`1024` gives oneDNN's default back).
 """
 import os
 
+from typing import MutableMapping, Optional
+
 VARIABLE = "ONEDNN_PRIMITIVE_CACHE_CAPACITY"
 PRIMITIVE_CACHE_CAPACITY = 128
+LIBRARY_DEFAULT = 1024  # oneDNN's own capacity, where the variable is unset
 
 
-def cap_primitive_cache() -> str:
-    """Set the capacity unless it is set; the capacity in force, as the environment gives it."""
-    return os.environ.setdefault(VARIABLE, str(PRIMITIVE_CACHE_CAPACITY))
+def cap_primitive_cache(environ: Optional[MutableMapping[str, str]] = None) -> str:
+    """Set the capacity in `environ` (this process's environment by default) unless it is set; the
+    capacity in force, as the environment gives it."""
+    environ = os.environ if environ is None else environ
+    return environ.setdefault(VARIABLE, str(PRIMITIVE_CACHE_CAPACITY))
