@@ -8,8 +8,10 @@
 // multitask_report). Stage 3, the study, is declared on the protocol page: its recogniser
 // (`allennlp recipe run e2e_voices recogniser`), then the end-to-end model's two stages on it, 4
 // seeds (`allennlp recipe run e2e_voices study` runs them all in order, with what they need);
-// cascade C's decoder (`allennlp recipe run e2e_voices cascades`). The cascades' transcripts of the
-// test voices and the analysis are added after every training has ended.
+// cascade C's decoder (`allennlp recipe run e2e_voices cascades`). Added once every training had
+// ended: the analysis's inputs (`allennlp recipe run e2e_voices analysis_inputs`: the first study's
+// spoken XQuAD-en in both voice groups, its floor and cascade A's transcripts, then cascades B's and
+// C's transcripts by this study's recogniser). The analysis itself is still to be added.
 // Variables: SHARED_DATA (../shared/data).
 function(runs='runs')
   local split = runs + '/data/squad_dev_minus_xquad.json';
@@ -17,6 +19,10 @@ function(runs='runs')
                    voices: runs + '/e2e_voices/pilot_voices', augmentation: runs + '/e2e_voices/pilot_augmentation' };
   local train9 = runs + '/spoken_ctc/train9';
   local development = runs + '/spoken_voices/development';
+  // the test sets of the first study (recipes/e2e_cpu): spoken XQuAD-en by voice group, and its floor
+  local first = (import '../e2e_cpu/recipe.jsonnet')(runs);
+  local test_groups = first.spoken_sets;
+  local test_transcripts = runs + '/e2e_voices/test_transcripts';
   {
     description: 'a speech encoder that hears voices it was not trained on: the pilot of its levers',
     trainings: {
@@ -141,6 +147,33 @@ function(runs='runs')
       }
       for lever in std.objectFields(levers)
     } + {
+      // stage 3's test sets, as the first study made them: XQuAD-en read by the nine training voices
+      // (seen) and by the four held-out voices, the question-blind floor, and cascade A's
+      // transcripts of both groups (pocketsphinx, its default search)
+      test_sets: {
+        command: ['allennlp', 'recipe', 'run', 'e2e_cpu', 'speech_seen', 'speech_held_out', 'blind']
+                 + ['transcribe_pocketsphinx_' + group for group in std.objectFields(test_groups)] + ['--runs', runs],
+        outputs: [test_groups[group] + '/fid2qid_dev.csv' for group in std.objectFields(test_groups)]
+                 + [test_groups[group] + '/transcripts_pocketsphinx.json' for group in std.objectFields(test_groups)]
+                 + [first.blind_set],
+      },
+    } + {
+      // cascades B (greedy) and C (the word LM with the weights tune_decoder chose on the development
+      // voices) on the test sets: this study's recogniser
+      ['test_transcripts_%s_%s' % [cascade, group]]: {
+        needs: ['test_sets', 'recogniser'] + (if cascade == 'c' then ['tune_decoder'] else []),
+        job: {
+          type: 'transcribe',
+          folder: test_groups[group],
+          output: test_transcripts + '/cascade_%s_%s.json' % [cascade, group],
+          recognizer: { type: 'speecht5_ctc', model_name: runs + '/e2e_voices/recogniser/speecht5_ctc' },
+          workers: 1,
+        } + (if cascade == 'c' then { decoder_from: runs + '/e2e_voices/lm_decoder.json' } else {}),
+        outputs: [test_transcripts + '/cascade_%s_%s.json' % [cascade, group]],
+      }
+      for cascade in ['b', 'c']
+      for group in std.objectFields(test_groups)
+    } + {
       // the seen-voice cost in one committed file (the pilot's table on its page reads it): only when named
       seen_report: {
         optional: true,
@@ -166,5 +199,8 @@ function(runs='runs')
       study: ['e2e_cpu_inputs', 'speech_development', 'text_bidaf', 'recogniser']
              + ['%s_s%d' % [training, seed] for seed in [1, 2, 3, 4] for training in ['e2e', 'e2e_finetune']],
       cascades: ['e2e_cpu_inputs', 'speech_development', 'recogniser', 'lm', 'tune_decoder'],
+      // what the analysis reads besides the trainings (those already made are skipped)
+      analysis_inputs: ['e2e_cpu_inputs', 'speech_development', 'recogniser', 'lm', 'tune_decoder', 'test_sets']
+                       + ['test_transcripts_%s_%s' % [cascade, group] for cascade in ['b', 'c'] for group in std.objectFields(test_groups)],
     },
   }

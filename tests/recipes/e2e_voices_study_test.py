@@ -91,3 +91,28 @@ def test_cascade_cs_decoder_is_chosen_on_the_development_set_for_the_studys_reco
     assert {"recogniser", "lm", "speech_development"} <= set(tune.needs)
     assert command[command.index("--language-model") + 1] in recipe.step("lm").outputs
     assert not any("xquad" in part for part in command)
+
+
+def test_the_analysis_inputs_are_the_first_studys_test_sets_and_this_studys_recogniser_on_them():
+    recipe = load_recipe("e2e_voices")
+    first = load_recipe("e2e_cpu")
+    test_sets = recipe.step("test_sets")
+    command = list(test_sets.command)
+    assert command[:4] == ["allennlp", "recipe", "run", "e2e_cpu"]
+    made = {output for step in command[4:command.index("--runs")] for output in first.step(step).outputs}
+    assert set(test_sets.outputs) <= made  # what it lists as made, the e2e_cpu steps it runs make
+    for group, folder in (("seen", "runs/spoken_ctc/xquad_seen"), ("held_out", "runs/spoken_ctc/xquad_heldout")):
+        assert f"{folder}/fid2qid_dev.csv" in test_sets.outputs
+        for cascade in ("b", "c"):
+            step = recipe.step(f"test_transcripts_{cascade}_{group}")
+            job = dict(step.job)
+            assert job["folder"] == folder and job.get("split", "dev") == "dev"
+            assert job["recognizer"]["model_name"] == "runs/e2e_voices/recogniser/speecht5_ctc"
+            assert {"test_sets", "recogniser"} <= set(step.needs)
+            # cascade C decodes with the weights chosen on the development voices, B greedily
+            assert (job.get("decoder_from") == recipe.step("tune_decoder").outputs[0]) == (cascade == "c")
+            assert ("tune_decoder" in step.needs) == (cascade == "c")
+            assert step.outputs == (job["output"],) or list(step.outputs) == [job["output"]]
+    picked = set(recipe.groups["analysis_inputs"])
+    assert all(set(recipe.step(step).needs) <= picked for step in picked if step != "e2e_cpu_inputs")
+    assert {f"test_transcripts_{c}_{g}" for c in "bc" for g in ("seen", "held_out")} <= picked
