@@ -11,7 +11,9 @@
 // cascade C's decoder (`allennlp recipe run e2e_voices cascades`). Added once every training had
 // ended: the analysis's inputs (`allennlp recipe run e2e_voices analysis_inputs`: the first study's
 // spoken XQuAD-en in both voice groups, its floor and cascade A's transcripts, then cascades B's and
-// C's transcripts by this study's recogniser). The analysis itself is still to be added.
+// C's transcripts by this study's recogniser), then the analysis (`allennlp recipe run e2e_voices
+// analysis`: study_stage3.jsonnet, written before it ran; its report into the results page is still
+// to be added).
 // Variables: SHARED_DATA (../shared/data).
 function(runs='runs')
   local split = runs + '/data/squad_dev_minus_xquad.json';
@@ -173,6 +175,17 @@ function(runs='runs')
       }
       for cascade in ['b', 'c']
       for group in std.objectFields(test_groups)
+    } + {
+      // stage 3's analysis (study_stage3.jsonnet): the end-to-end model's four seeds, the three
+      // cascades, the floor, the ceiling and the listening controls on the test voices
+      analysis: {
+        needs: ['e2e_finetune', 'test_sets'] + ['test_transcripts_%s_%s' % [cascade, group] for cascade in ['b', 'c']
+                                                for group in std.objectFields(test_groups)],
+        job: { type: 'compare', study: 'recipes/e2e_voices/study_stage3.jsonnet', output: runs + '/e2e_voices/analysis', workers: 1,
+               runs: runs },
+        inputs: ['recipes/e2e_voices/study_stage3.jsonnet'],
+        outputs: [runs + '/e2e_voices/analysis/results.json'],
+      },
     } + {
       // the seen-voice cost in one committed file (the pilot's table on its page reads it): only when named
       seen_report: {

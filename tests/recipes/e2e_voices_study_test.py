@@ -116,3 +116,39 @@ def test_the_analysis_inputs_are_the_first_studys_test_sets_and_this_studys_reco
     picked = set(recipe.groups["analysis_inputs"])
     assert all(set(recipe.step(step).needs) <= picked for step in picked if step != "e2e_cpu_inputs")
     assert {f"test_transcripts_{c}_{g}" for c in "bc" for g in ("seen", "held_out")} <= picked
+
+
+def test_the_stage_3_study_reads_what_the_recipe_makes_and_declares_seventeen_comparisons(install_tiny):
+    from srcframework.config_defaults import DEFAULTS
+    from srcframework.studies.study import load_study
+
+    installed = install_tiny("bidaf-clean")
+    study = load_study(str(FOLDER / "e2e_voices" / "study_stage3.jsonnet"), ext_vars=dict(DEFAULTS), require_files=False)
+    recipe = load_recipe("e2e_voices")
+    made = {output for name in ["test_sets"] + [f"test_transcripts_{c}_{g}" for c in "bc" for g in ("seen", "held_out")]
+            for output in recipe.step(name).outputs}
+    assert study.models["bidaf"].archive == installed["bidaf-clean"]
+    # the end-to-end model: this study's second stage, every seed
+    assert study.models["e2e"].archives == tuple(f"runs/e2e_voices/e2e_finetune_s{s}/model.tar.gz" for s in (1, 2, 3, 4))
+    assert study.models["e2e"].input == "audio"
+    for group in ("seen", "held_out"):
+        for cascade in "abc":
+            for name in (f"cascade_{cascade}_{group}", f"cascade_{cascade}_{group}_swapped"):
+                assert study.test_sets[name].data in made  # the recipe's analysis_inputs make every file read
+            assert study.reference_of(f"cascade_{cascade}_{group}") == "typed"
+        assert study.test_sets[f"cascade_b_{group}"].data.startswith("runs/e2e_voices/test_transcripts/")
+        for name in (f"spoken_{group}", f"spoken_{group}_swapped", f"spoken_{group}_silent"):
+            assert study.test_sets[name].data in made and study.test_sets[name].input == "audio"
+        assert study.test_sets[f"spoken_{group}"].wer_from == f"cascade_b_{group}"
+    assert study.test_sets["blind"].data in made and study.test_sets["blind"].original == study.test_sets["typed"].data
+    # nothing here reads the development voices, which chose the study's epochs and decoder weights
+    assert not any("spoken_voices/development" in s.data for s in study.test_sets.values())
+    pairs = {c.name: (c.first, c.second) for c in study.comparisons}
+    assert len(pairs) == 17
+    assert pairs["e2e_vs_cascade_c_held_out"] == (("e2e", "spoken_held_out"), ("bidaf", "cascade_c_held_out"))
+    assert pairs["e2e_listening_held_out"] == (("e2e", "spoken_held_out"), ("e2e", "spoken_held_out_swapped"))
+    assert pairs["e2e_silence_seen"] == (("e2e", "spoken_seen"), ("e2e", "spoken_seen_silent"))
+    assert pairs["typed_listening"] == (("bidaf", "typed"), ("bidaf", "typed_swapped"))
+    analysis = recipe.step("analysis")
+    assert dict(analysis.job)["study"] == "recipes/e2e_voices/study_stage3.jsonnet"
+    assert {"test_sets"} | {f"e2e_finetune_s{s}" for s in (1, 2, 3, 4)} <= set(analysis.needs)
