@@ -186,6 +186,15 @@ function(runs='runs')
         inputs: ['recipes/e2e_voices/study_stage3.jsonnet'],
         outputs: [runs + '/e2e_voices/analysis/results.json'],
       },
+      // the protocol's seed-level test (each seed's held-out F1 minus cascade C's, a one-sample t
+      // over the four seeds) in one committed file: only when named
+      seed_test: {
+        optional: true,
+        needs: ['analysis'],
+        command: ['python', 'recipes/e2e_voices/seed_test.py', runs + '/e2e_voices/analysis/results.json',
+                  '-o', 'recipes/e2e_voices/seed_test.json'],
+        outputs: ['recipes/e2e_voices/seed_test.json'],
+      },
     } + {
       // the seen-voice cost in one committed file (the pilot's table on its page reads it): only when named
       seen_report: {

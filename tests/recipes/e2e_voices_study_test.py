@@ -152,3 +152,6 @@ def test_the_stage_3_study_reads_what_the_recipe_makes_and_declares_seventeen_co
     analysis = recipe.step("analysis")
     assert dict(analysis.job)["study"] == "recipes/e2e_voices/study_stage3.jsonnet"
     assert {"test_sets"} | {f"e2e_finetune_s{s}" for s in (1, 2, 3, 4)} <= set(analysis.needs)
+    seed_test = recipe.step("seed_test")
+    assert seed_test.needs == ("analysis",) or list(seed_test.needs) == ["analysis"]
+    assert analysis.outputs[0] in seed_test.command and "recipes/e2e_voices/seed_test.py" in seed_test.command
