@@ -25,6 +25,8 @@ function(runs='runs')
   local first = (import '../e2e_cpu/recipe.jsonnet')(runs);
   local test_groups = first.spoken_sets;
   local test_transcripts = runs + '/e2e_voices/test_transcripts';
+  local test_transcript_steps = ['test_transcripts_%s_%s' % [cascade, group] for cascade in ['b', 'c']
+                                 for group in std.objectFields(test_groups)];
   {
     description: 'a speech encoder that hears voices it was not trained on: the pilot of its levers',
     trainings: {
@@ -179,8 +181,7 @@ function(runs='runs')
       // stage 3's analysis (study_stage3.jsonnet): the end-to-end model's four seeds, the three
       // cascades, the floor, the ceiling and the listening controls on the test voices
       analysis: {
-        needs: ['e2e_finetune', 'test_sets'] + ['test_transcripts_%s_%s' % [cascade, group] for cascade in ['b', 'c']
-                                                for group in std.objectFields(test_groups)],
+        needs: ['e2e_finetune', 'test_sets'] + test_transcript_steps,
         job: { type: 'compare', study: 'recipes/e2e_voices/study_stage3.jsonnet', output: runs + '/e2e_voices/analysis', workers: 1,
                runs: runs },
         inputs: ['recipes/e2e_voices/study_stage3.jsonnet'],
@@ -222,7 +223,6 @@ function(runs='runs')
              + ['%s_s%d' % [training, seed] for seed in [1, 2, 3, 4] for training in ['e2e', 'e2e_finetune']],
       cascades: ['e2e_cpu_inputs', 'speech_development', 'recogniser', 'lm', 'tune_decoder'],
       // what the analysis reads besides the trainings (those already made are skipped)
-      analysis_inputs: ['e2e_cpu_inputs', 'speech_development', 'recogniser', 'lm', 'tune_decoder', 'test_sets']
-                       + ['test_transcripts_%s_%s' % [cascade, group] for cascade in ['b', 'c'] for group in std.objectFields(test_groups)],
+      analysis_inputs: ['e2e_cpu_inputs', 'speech_development', 'recogniser', 'lm', 'tune_decoder', 'test_sets'] + test_transcript_steps,
     },
   }

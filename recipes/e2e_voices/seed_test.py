@@ -16,15 +16,8 @@ import math
 import sys
 from typing import List
 
-from srcframework.common.files import write_text_atomic
-
-
-def _read(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except (OSError, json.JSONDecodeError) as err:
-        raise SystemExit(f"error: {path}: cannot read it ({err})")
+from srcframework.common.errors import InputError
+from srcframework.common.files import read_json, write_text_atomic
 
 
 def _pair(results: dict, path: str, model: str, test_set: str) -> dict:
@@ -41,13 +34,13 @@ def one_sample_t(differences: List[float]) -> dict:
     n = len(differences)
     mean = sum(differences) / n
     sd = math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1))
-    half = stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n)
-    if sd == 0:
+    if sd == 0:  # scipy's t is undefined here
         t, p = (math.copysign(math.inf, mean), 0.0) if mean else (0.0, 1.0)
-    else:
-        t = mean / (sd / math.sqrt(n))
-        p = float(2 * stats.t.sf(abs(t), n - 1))
-    return {"seeds": n, "mean": mean, "sd": sd, "t": t, "df": n - 1, "p": p, "low": mean - half, "high": mean + half}
+        return {"seeds": n, "mean": mean, "sd": sd, "t": t, "df": n - 1, "p": p, "low": mean, "high": mean}
+    test = stats.ttest_1samp(differences, 0.0)
+    interval = test.confidence_interval(0.95)
+    return {"seeds": n, "mean": mean, "sd": sd, "t": float(test.statistic), "df": n - 1, "p": float(test.pvalue),
+            "low": float(interval.low), "high": float(interval.high)}
 
 
 def seed_test(results: dict, path: str, group: str = "held_out") -> dict:
@@ -73,7 +66,11 @@ def main(argv=None) -> int:
     parser.add_argument("--group", choices=["held_out", "seen"], default="held_out")
     parser.add_argument("-o", "--output", help="write the record here as JSON")
     args = parser.parse_args(argv)
-    record = seed_test(_read(args.results), args.results, args.group)
+    try:
+        results = read_json(args.results)
+    except InputError as err:
+        raise SystemExit(f"error: {err}")
+    record = seed_test(results, args.results, args.group)
     text = json.dumps(record, indent=1) + "\n"
     if args.output:
         write_text_atomic(args.output, text)

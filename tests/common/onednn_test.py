@@ -1,12 +1,12 @@
 """`srcframework.common.onednn`: the primitive cache's cap, and a capacity the environment names kept."""
+import os
+
 from srcframework.common import onednn
 
 
 def test_the_cap_is_set_where_the_environment_names_no_capacity(monkeypatch):
     monkeypatch.delenv(onednn.VARIABLE, raising=False)
     assert onednn.cap_primitive_cache() == "128"
-    import os
-
     assert os.environ[onednn.VARIABLE] == "128"
 
 
